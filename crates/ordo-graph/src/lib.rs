@@ -1,0 +1,15 @@
+//! ordo-graph: the graph substrate of ordo.
+//!
+//! A CSR [`Graph`] with `u32` vertex ids, `u64` edge offsets, optional `u32`
+//! weights and optional coordinates; readers for the formats graph people
+//! use (DIMACS, SNAP, Matrix Market, METIS, plain edge lists, gzip-compressed
+//! or not); a versioned binary format loaded zero-copy through `mmap`;
+//! deterministic generators; transforms and statistics.
+
+pub mod csr;
+pub mod error;
+pub mod storage;
+
+pub use csr::{CoordSystem, Coordinates, EdgeList, Graph, VertexId, Weight};
+pub use error::{GraphError, Result};
+pub use storage::Buf;

@@ -1,0 +1,101 @@
+//! ordo-sched: concurrent priority schedulers behind one interface.
+//!
+//! A [`Scheduler`] is shared by all worker threads; each thread works through
+//! its own [`Handle`], which owns that thread's private state (chunks being
+//! filled, a cached map of bags, a local heap, stolen tasks). Schedulers are
+//! selected at run time by a [`SchedulerSpec`] parsed from a string such as
+//! `obim:delta=14,chunk=64` and dispatched statically: [`SchedulerSpec::build`]
+//! hands the concrete scheduler to a [`SchedulerVisitor`], so the executor is
+//! monomorphised per scheduler and no push or pop goes through a virtual call.
+//!
+//! Priorities are integers ([`Prio`]); lower is more urgent.
+//!
+//! # Adding a scheduler
+//! Write one module with the scheduler, its handle and its config (parsed from
+//! [`spec::Params`]), then add one line to the `schedulers!` registration list in
+//! [`spec`].
+
+pub mod spec;
+pub mod strict;
+pub mod sync;
+
+pub use spec::{Params, SchedulerSpec, SpecError};
+
+/// A task priority; lower values are more urgent.
+pub type Prio = u64;
+
+/// A concurrent priority scheduler of tasks of type `T`.
+pub trait Scheduler<T: Send>: Sync {
+    /// The per-thread access point. Created on the thread that uses it.
+    type Handle<'s>: Handle<T>
+    where
+        Self: 's;
+
+    /// The handle of worker `tid` (`0..threads`, the thread count given at
+    /// construction). Each `tid` is used by at most one live handle at a time.
+    fn handle(&self, tid: usize) -> Self::Handle<'_>;
+
+    /// Scheduler-wide counters and traces, read after a run (e.g. PMOD's lmf
+    /// trace). Per-thread counters come from [`Handle::counters`].
+    fn report(&self) -> SchedReport {
+        SchedReport::default()
+    }
+}
+
+/// One thread's access to a [`Scheduler`].
+///
+/// # Contract (termination detection depends on it)
+/// - `pop` returns tasks pushed through this handle that are still in its
+///   private buffers, as well as visible tasks of other threads.
+/// - `pop` may fail spuriously (return `None` although tasks exist) only while
+///   other threads are operating on the scheduler. When no other thread is
+///   inside a scheduler operation, `pop` returns `None` only if the scheduler
+///   holds no task at all.
+/// - After `flush`, every task pushed through this handle is visible to the
+///   other threads' `pop`.
+pub trait Handle<T> {
+    /// Inserts `task` with priority `prio`. It may stay private to this
+    /// handle until a buffer fills or [`Handle::flush`] is called.
+    fn push(&mut self, prio: Prio, task: T);
+
+    /// Removes a task, ideally one of the most urgent ones.
+    fn pop(&mut self) -> Option<(Prio, T)>;
+
+    /// Makes every task buffered in this handle visible to other threads.
+    fn flush(&mut self);
+
+    /// Scheduler-specific per-thread event counters, by name (e.g. chunks
+    /// published, slow pops, steals). The executor sums them over threads.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// Scheduler-wide results reported after a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SchedReport {
+    /// Named global counters.
+    pub counters: Vec<(&'static str, u64)>,
+    /// Named traces of a parameter over the run.
+    pub traces: Vec<Trace>,
+}
+
+/// A parameter's value over a run, e.g. PMOD's merging factor.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// What is traced (e.g. `"lmf"`).
+    pub name: &'static str,
+    /// What the x coordinate counts (e.g. `"dequeues"`).
+    pub x_label: &'static str,
+    /// `(x, value)` at each change, starting with the initial value.
+    pub points: Vec<(u64, u64)>,
+}
+
+/// Receives a concrete scheduler built from a [`SchedulerSpec`]; this is how a
+/// run-time choice becomes a statically dispatched, monomorphised call.
+pub trait SchedulerVisitor<T: Send> {
+    /// What the visit produces.
+    type Output;
+    /// Called with the scheduler the spec describes.
+    fn visit<S: Scheduler<T>>(self, sched: S) -> Self::Output;
+}

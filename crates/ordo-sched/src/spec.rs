@@ -1,0 +1,203 @@
+//! Parsing scheduler specifications such as `obim:delta=14,chunk=64` and
+//! dispatching them to concrete scheduler types.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// A bad scheduler specification.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// The `key=value` parameters of a spec. A scheduler's config takes the keys
+/// it knows with the `take_*` methods and then calls [`Params::finish`], which
+/// rejects whatever is left, naming the keys that exist.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    scheduler: String,
+    values: BTreeMap<String, String>,
+    known: Vec<&'static str>,
+}
+
+impl Params {
+    /// Parses `k=v,k=v` (possibly empty) for scheduler `scheduler`.
+    pub fn parse(scheduler: &str, text: &str) -> Result<Self, SpecError> {
+        let mut values = BTreeMap::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| {
+                SpecError(format!("{scheduler}: parameter `{part}` is not of the form key=value"))
+            })?;
+            if values.insert(k.trim().to_string(), v.trim().to_string()).is_some() {
+                return Err(SpecError(format!("{scheduler}: parameter `{}` given twice", k.trim())));
+            }
+        }
+        Ok(Params { scheduler: scheduler.to_string(), values, known: Vec::new() })
+    }
+
+    fn take_str(&mut self, key: &'static str) -> Option<String> {
+        self.known.push(key);
+        self.values.remove(key)
+    }
+
+    /// An unsigned integer parameter, `default` when absent.
+    pub fn take_u64(&mut self, key: &'static str, default: u64) -> Result<u64, SpecError> {
+        match self.take_str(key) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| {
+                SpecError(format!("{}: `{key}={v}`: expected a non-negative integer", self.scheduler))
+            }),
+        }
+    }
+
+    /// A `usize` parameter, `default` when absent.
+    pub fn take_usize(&mut self, key: &'static str, default: usize) -> Result<usize, SpecError> {
+        self.take_u64(key, default as u64).map(|v| v as usize)
+    }
+
+    /// A probability given as a decimal (`0.125`) or a fraction (`1/8`),
+    /// `default` when absent; must lie in [0, 1].
+    pub fn take_prob(&mut self, key: &'static str, default: f64) -> Result<f64, SpecError> {
+        let Some(v) = self.take_str(key) else { return Ok(default) };
+        let bad = || {
+            SpecError(format!("{}: `{key}={v}`: expected a probability like 0.125 or 1/8", self.scheduler))
+        };
+        let p = match v.split_once('/') {
+            Some((a, b)) => {
+                let a: f64 = a.trim().parse().map_err(|_| bad())?;
+                let b: f64 = b.trim().parse().map_err(|_| bad())?;
+                a / b
+            }
+            None => v.parse().map_err(|_| bad())?,
+        };
+        if (0.0..=1.0).contains(&p) {
+            Ok(p)
+        } else {
+            Err(bad())
+        }
+    }
+
+    /// A boolean parameter (`true`/`false`/`1`/`0`/`on`/`off`), `default`
+    /// when absent.
+    pub fn take_bool(&mut self, key: &'static str, default: bool) -> Result<bool, SpecError> {
+        match self.take_str(key).as_deref() {
+            None => Ok(default),
+            Some("true" | "1" | "on" | "yes") => Ok(true),
+            Some("false" | "0" | "off" | "no") => Ok(false),
+            Some(v) => Err(SpecError(format!("{}: `{key}={v}`: expected true or false", self.scheduler))),
+        }
+    }
+
+    /// Rejects parameters no `take_*` call asked for.
+    pub fn finish(self) -> Result<(), SpecError> {
+        if let Some(k) = self.values.keys().next() {
+            let known = if self.known.is_empty() { "none".to_string() } else { self.known.join(", ") };
+            return Err(SpecError(format!(
+                "{}: unknown parameter `{k}` (parameters: {known})",
+                self.scheduler
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The configuration of one scheduler, parsed from the parameters of a spec.
+pub trait SchedConfig: Clone + fmt::Debug + PartialEq + Sized {
+    /// Reads the parameters this scheduler knows (absent ones take their
+    /// defaults). [`Params::finish`] is called afterwards by the parser.
+    fn from_params(p: &mut Params) -> Result<Self, SpecError>;
+
+    /// Every parameter with its value, e.g. `delta=0,chunk=64`, so that a run
+    /// records the full configuration it used.
+    fn to_params(&self) -> String;
+}
+
+/// A scheduler that can be built from its configuration for a thread count.
+pub trait BuildScheduler<T: Send>: crate::Scheduler<T> + Sized {
+    /// Its configuration type.
+    type Config: SchedConfig;
+    /// A new, empty scheduler for `threads` worker threads.
+    fn build(threads: usize, cfg: &Self::Config) -> Self;
+}
+
+/// Declares every scheduler: its variant in [`SchedulerSpec`], its name in
+/// specs, its type (generic over the task type) and its config type.
+macro_rules! schedulers {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, $ty:ident, $cfg:ty; )*) => {
+        /// A scheduler chosen at run time, with its configuration.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum SchedulerSpec {
+            $( $(#[$doc])* $variant($cfg), )*
+        }
+
+        impl SchedulerSpec {
+            /// The names of every registered scheduler.
+            pub fn names() -> &'static [&'static str] {
+                &[$($name),*]
+            }
+
+            /// The scheduler's name.
+            pub fn name(&self) -> &'static str {
+                match self { $( SchedulerSpec::$variant(_) => $name, )* }
+            }
+
+            /// The full parameter list, e.g. `delta=0,chunk=64`.
+            pub fn params(&self) -> String {
+                match self { $( SchedulerSpec::$variant(c) => c.to_params(), )* }
+            }
+
+            /// Builds the scheduler for `threads` threads and hands it to
+            /// `visitor`, monomorphised for its concrete type.
+            #[allow(unreachable_code, unused_variables)]
+            pub fn build<T: Send, V: crate::SchedulerVisitor<T>>(&self, threads: usize, visitor: V) -> V::Output {
+                match self {
+                    $( SchedulerSpec::$variant(c) => visitor.visit(<$ty<T> as BuildScheduler<T>>::build(threads, c)), )*
+                }
+            }
+        }
+
+        impl FromStr for SchedulerSpec {
+            type Err = SpecError;
+
+            fn from_str(s: &str) -> Result<Self, SpecError> {
+                let s = s.trim();
+                let (name, text) = s.split_once(':').unwrap_or((s, ""));
+                let mut params = Params::parse(name, text)?;
+                let spec = match name {
+                    $( $name => SchedulerSpec::$variant(<$cfg as SchedConfig>::from_params(&mut params)?), )*
+                    _ => return Err(SpecError(format!(
+                        "unknown scheduler `{name}` (schedulers: {})",
+                        SchedulerSpec::names().join(", ")
+                    ))),
+                };
+                params.finish()?;
+                Ok(spec)
+            }
+        }
+    };
+}
+
+// Registration: one line per scheduler.
+use crate::strict::{self, Strict};
+schedulers! {
+    /// One locked binary heap: exact order.
+    Strict => "strict", Strict, strict::StrictConfig;
+}
+
+impl fmt::Display for SchedulerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params = self.params();
+        if params.is_empty() {
+            f.write_str(self.name())
+        } else {
+            write!(f, "{}:{}", self.name(), params)
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! or not); a versioned binary format loaded zero-copy through `mmap`;
 //! deterministic generators; transforms and statistics.
 
+pub mod binary;
 pub mod csr;
 pub mod error;
 pub mod storage;

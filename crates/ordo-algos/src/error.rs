@@ -1,0 +1,55 @@
+//! Errors of the algorithms and of their verification.
+
+/// An algorithm could not run, or its result failed verification.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AlgoError {
+    /// The source vertex is not a vertex of the graph.
+    #[error("source vertex {source_vertex} is out of range: the graph has {num_vertices} vertices (ids 0..{num_vertices})")]
+    SourceOutOfRange {
+        /// The requested source (0-based).
+        source_vertex: u64,
+        /// Vertices in the graph.
+        num_vertices: usize,
+    },
+    /// A result and its reference differ in length.
+    #[error("result has {got} values but the reference has {expected}")]
+    LengthMismatch {
+        /// Values in the reference.
+        expected: usize,
+        /// Values in the result.
+        got: usize,
+    },
+    /// The first vertex whose value differs from the reference.
+    #[error("vertex {vertex}: expected {expected}, got {got}")]
+    Mismatch {
+        /// The vertex (0-based).
+        vertex: usize,
+        /// The reference's value (`inf` when unreachable).
+        expected: String,
+        /// The result's value (`inf` when unreachable).
+        got: String,
+    },
+    /// The source's own distance is not 0.
+    #[error("source vertex {source_vertex} has distance {got} instead of 0")]
+    SourceNotZero {
+        /// The source vertex.
+        source_vertex: u32,
+        /// Its distance (`inf` when unreachable).
+        got: String,
+    },
+    /// An edge that could still lower a distance: the result is not a
+    /// fixpoint of relaxation (Lonestar's verification).
+    #[error("edge {from} -> {to} (weight {weight}) violates d({to}) <= d({from}) + w: {dist_to} > {dist_from} + {weight}")]
+    NotFixpoint {
+        /// Tail of the edge.
+        from: u32,
+        /// Head of the edge.
+        to: u32,
+        /// Its weight.
+        weight: u64,
+        /// Distance of the tail.
+        dist_from: u64,
+        /// Distance of the head (`inf` when unreachable).
+        dist_to: String,
+    },
+}

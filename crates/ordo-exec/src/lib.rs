@@ -4,9 +4,30 @@
 //! pops a task from the scheduler and runs the operator on it; the operator
 //! pushes new tasks through its [`Context`]. The loop ends when global
 //! termination is detected, which is correct although tasks may sit in
-//! private, not-yet-visible scheduler buffers (see `termination`).
+//! private, not-yet-visible scheduler buffers (see `termination/README.md`).
+//!
+//! ```text
+//! Pool::new(threads)           persistent workers, pinned one per core when they fit
+//! for_each(pool, spec, ..)     builds the scheduler, runs to termination, returns RunStats
+//! for_each_on(pool, &sched, ..) the same on a scheduler built by hand
+//! ```
+//!
+//! Statistics are per-thread plain counters merged at the end; the optional
+//! cycle breakdown ([`ExecOptions::cycle_timing`]) follows Table 1 of the
+//! PMOD paper (Yesil et al., SC'19, §3.1).
 
-use ordo_sched::{Prio, SchedulerSpec, Trace};
+mod executor;
+mod pool;
+mod sleep;
+mod sync;
+mod termination;
+mod timing;
+
+pub use executor::{for_each, for_each_on};
+pub use pool::{available_cores, Pool, PoolBuilder, PoolError};
+pub use timing::CYCLE_UNIT;
+
+use ordo_sched::{Prio, Trace};
 
 /// Options of one [`for_each`] run.
 #[derive(Clone, Debug, Default)]
@@ -77,15 +98,26 @@ pub struct ThreadStats {
     pub empty_pops: u64,
     /// Tasks the operator marked stale.
     pub stale_tasks: u64,
-    /// Explicit flushes of the handle's private buffers.
+    /// Explicit flushes of the handle's private buffers (one each time the
+    /// thread's pop came back empty while it was working).
     pub flushes: u64,
+    /// Scans for work by this thread while idle (each one touches the shared
+    /// termination word twice).
+    pub idle_scans: u64,
+    /// Times this thread parked (slept on the condition variable) while idle.
+    pub parks: u64,
     /// Scheduler-specific counters of this thread's handle.
     pub sched_counters: Vec<(&'static str, u64)>,
     /// Cycle breakdown, with [`ExecOptions::cycle_timing`].
     pub cycles: Option<CycleBreakdown>,
 }
 
-/// Where a thread's time went, in TSC cycles (PMOD paper, Table 1).
+/// Where a thread's time went, in TSC cycles ([`CYCLE_UNIT`]; nanoseconds on
+/// targets without a TSC), as in Table 1 of the PMOD paper.
+///
+/// Initial pushes and flushes count as Enq; pops made while idle count as
+/// Deq or failed Deq like any other; waiting at the start barrier, idling
+/// and termination detection are Other.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CycleBreakdown {
     /// Running the operator.
@@ -123,5 +155,53 @@ pub struct RunStats {
     pub traces: Vec<Trace>,
 }
 
-#[doc(hidden)]
-pub fn _api_placeholder(_spec: &SchedulerSpec) {}
+impl CycleBreakdown {
+    /// All the time of the thread: the sum of the five classes.
+    pub fn total(&self) -> u64 {
+        self.task + self.enq + self.deq + self.failed_deq + self.other
+    }
+
+    /// Field-wise sum.
+    fn add(&mut self, o: &CycleBreakdown) {
+        self.task += o.task;
+        self.enq += o.enq;
+        self.deq += o.deq;
+        self.failed_deq += o.failed_deq;
+        self.other += o.other;
+        self.enq_ops += o.enq_ops;
+        self.deq_ops += o.deq_ops;
+    }
+}
+
+impl ThreadStats {
+    /// The sum of `threads`' statistics: counters add up, scheduler counters
+    /// add up by name (in order of first appearance), cycles add up when
+    /// every thread has them.
+    pub fn sum(threads: &[ThreadStats]) -> ThreadStats {
+        let mut total = ThreadStats::default();
+        let mut cycles = CycleBreakdown::default();
+        for t in threads {
+            total.tasks += t.tasks;
+            total.pushes += t.pushes;
+            total.pops += t.pops;
+            total.empty_pops += t.empty_pops;
+            total.stale_tasks += t.stale_tasks;
+            total.flushes += t.flushes;
+            total.idle_scans += t.idle_scans;
+            total.parks += t.parks;
+            for &(name, value) in &t.sched_counters {
+                match total.sched_counters.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, sum)) => *sum += value,
+                    None => total.sched_counters.push((name, value)),
+                }
+            }
+            if let Some(c) = &t.cycles {
+                cycles.add(c);
+            }
+        }
+        if !threads.is_empty() && threads.iter().all(|t| t.cycles.is_some()) {
+            total.cycles = Some(cycles);
+        }
+        total
+    }
+}

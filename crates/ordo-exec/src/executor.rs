@@ -1,0 +1,384 @@
+//! The `for_each` executor: the worker loop that pops, runs the operator and
+//! pushes what it produced, around the termination protocol.
+//!
+//! The loop is written once and monomorphised per scheduler handle, operator
+//! and timing mode (`TIMED`): with timing off, no clock is read in the loop.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
+
+use crate::pool::Pool;
+use crate::sleep::{Sleep, Waited};
+use crate::termination::Termination;
+use crate::{timing, Context, CycleBreakdown, ExecOptions, RunStats, ThreadStats};
+
+/// A worker that pushed this many tasks since it last woke a parked worker
+/// wakes one (if any is parked).
+const WAKE_EVERY_PUSHES: u64 = 32;
+
+/// Per-thread counters of the loop, kept in plain integers.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) tasks: u64,
+    pub(crate) stale: u64,
+    pub(crate) pushes: u64,
+    pub(crate) pops: u64,
+    pub(crate) empty_pops: u64,
+    pub(crate) flushes: u64,
+    pub(crate) idle_scans: u64,
+    pub(crate) parks: u64,
+    pushes_since_wake: u64,
+    /// Cycle sums; only written when the loop is `TIMED`.
+    pub(crate) cycles: CycleBreakdown,
+}
+
+#[inline(always)]
+fn clock<const TIMED: bool>() -> u64 {
+    if TIMED {
+        timing::now()
+    } else {
+        0
+    }
+}
+
+/// One pop, counted (and timed as Deq or failed Deq).
+#[inline(always)]
+fn pop_counted<T, H: Handle<T>, const TIMED: bool>(handle: &mut H, c: &mut Counters) -> Option<(Prio, T)> {
+    let t0 = clock::<TIMED>();
+    let popped = handle.pop();
+    let dt = clock::<TIMED>().wrapping_sub(t0);
+    if popped.is_some() {
+        c.pops += 1;
+        if TIMED {
+            c.cycles.deq += dt;
+            c.cycles.deq_ops += 1;
+        }
+    } else {
+        c.empty_pops += 1;
+        if TIMED {
+            c.cycles.failed_deq += dt;
+        }
+    }
+    popped
+}
+
+/// Runs the operator on one task and hands its pushes to the scheduler.
+#[inline(always)]
+fn run_task<T, H, F, const TIMED: bool>(
+    handle: &mut H,
+    op: &F,
+    ctx: &mut Context<T>,
+    sleep: &Sleep,
+    c: &mut Counters,
+    (prio, task): (Prio, T),
+) where
+    H: Handle<T>,
+    F: Fn(Prio, T, &mut Context<T>),
+{
+    // Issue #5 (good vs useless work) will compare `ctx.stale_count()` before
+    // and after this call and add the task's cycles to the matching class.
+    let t0 = clock::<TIMED>();
+    op(prio, task, ctx);
+    let t1 = clock::<TIMED>();
+    c.tasks += 1;
+    let mut pushed = 0;
+    for (p, t) in ctx.drain_pushes() {
+        handle.push(p, t);
+        pushed += 1;
+    }
+    if TIMED {
+        let t2 = clock::<TIMED>();
+        c.cycles.task += t1.wrapping_sub(t0);
+        c.cycles.enq += t2.wrapping_sub(t1);
+        c.cycles.enq_ops += pushed;
+    }
+    c.pushes += pushed;
+    c.pushes_since_wake += pushed;
+    if c.pushes_since_wake >= WAKE_EVERY_PUSHES {
+        c.pushes_since_wake = 0;
+        sleep.wake_one();
+    }
+}
+
+/// The loop of one worker, from "active, tasks possibly pushed" until global
+/// termination. Protocol: `termination/README.md`.
+pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
+    handle: &mut H,
+    op: &F,
+    term: &Termination,
+    sleep: &Sleep,
+    ctx: &mut Context<T>,
+    c: &mut Counters,
+) where
+    H: Handle<T>,
+    F: Fn(Prio, T, &mut Context<T>),
+{
+    let mut found: Option<(Prio, T)> = None;
+    loop {
+        // Active: run tasks until even our own flushed buffers give nothing.
+        loop {
+            let task = match found.take() {
+                Some(task) => task,
+                None => match pop_counted::<T, H, TIMED>(handle, c) {
+                    Some(task) => task,
+                    None => {
+                        let t0 = clock::<TIMED>();
+                        handle.flush();
+                        c.flushes += 1;
+                        if TIMED {
+                            c.cycles.enq += clock::<TIMED>().wrapping_sub(t0);
+                        }
+                        match pop_counted::<T, H, TIMED>(handle, c) {
+                            Some(task) => task,
+                            None => break,
+                        }
+                    }
+                },
+            };
+            run_task::<T, H, F, TIMED>(handle, op, ctx, sleep, c, task);
+        }
+        term.go_idle();
+        // Idle: scan for work (as an active thread) until a task turns up or
+        // a scan proves termination.
+        let mut round = 0u32;
+        while found.is_none() {
+            if term.is_done() {
+                return;
+            }
+            let ticket = term.begin_scan();
+            c.idle_scans += 1;
+            match pop_counted::<T, H, TIMED>(handle, c) {
+                Some(task) => found = Some(task),
+                None => {
+                    if term.end_empty_scan(ticket) {
+                        sleep.announce_done(term);
+                        return;
+                    }
+                    if sleep.back_off(round, term) == Waited::Parked {
+                        c.parks += 1;
+                    }
+                    round = round.saturating_add(1);
+                }
+            }
+        }
+    }
+}
+
+/// Everything one worker does in a run: create its handle, push its block of
+/// initial tasks, wait for the others, loop, report.
+fn worker<S, T, F, const TIMED: bool>(
+    sched: &S,
+    tid: usize,
+    initial: Vec<(Prio, T)>,
+    op: &F,
+    run: &RunShared,
+) -> ThreadStats
+where
+    S: Scheduler<T>,
+    T: Send,
+    F: Fn(Prio, T, &mut Context<T>),
+{
+    let start = clock::<TIMED>();
+    let mut c = Counters::default();
+    let mut handle = sched.handle(tid);
+    let t0 = clock::<TIMED>();
+    let initial_count = initial.len() as u64;
+    for (p, t) in initial {
+        handle.push(p, t);
+    }
+    c.pushes += initial_count;
+    if TIMED {
+        c.cycles.enq += clock::<TIMED>().wrapping_sub(t0);
+        c.cycles.enq_ops += initial_count;
+    }
+    crate::sleep::wait_for_all(&run.arrived, run.threads, &run.term);
+    let mut ctx = Context::new(tid);
+    run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c);
+    c.stale = ctx.stale_count();
+    let cycles = TIMED.then(|| {
+        let total = clock::<TIMED>().wrapping_sub(start);
+        let mut b = c.cycles;
+        let accounted = b.task + b.enq + b.deq + b.failed_deq;
+        b.other = total.saturating_sub(accounted);
+        b
+    });
+    ThreadStats {
+        tasks: c.tasks,
+        pushes: c.pushes,
+        pops: c.pops,
+        empty_pops: c.empty_pops,
+        stale_tasks: c.stale,
+        flushes: c.flushes,
+        idle_scans: c.idle_scans,
+        parks: c.parks,
+        sched_counters: handle.counters(),
+        cycles,
+    }
+}
+
+/// What the workers of one run share besides the scheduler and operator.
+struct RunShared {
+    threads: usize,
+    term: Termination,
+    sleep: Sleep,
+    arrived: AtomicUsize,
+}
+
+/// Runs `op` on every task until none is left, on scheduler `sched`, which
+/// must have been built for `pool.threads()` threads.
+///
+/// `initial` tasks are split into one contiguous block per worker; each worker
+/// pushes its block through its own handle, then all wait for each other, then
+/// all pop and run tasks (as Galois does). The operator pushes new tasks
+/// through its [`Context`]; they reach the scheduler when it returns. Returns
+/// when every task ran, i.e. when termination is detected. A panic in the
+/// operator stops the run and is re-raised here once every worker stopped.
+///
+/// Prefer [`for_each`], which builds the scheduler from a spec; use this to
+/// run a scheduler built by hand (e.g. one under test).
+pub fn for_each_on<S, T, I, F>(pool: &Pool, sched: &S, initial: I, op: F, opts: &ExecOptions) -> RunStats
+where
+    S: Scheduler<T>,
+    T: Send,
+    I: IntoIterator<Item = (Prio, T)>,
+    F: Fn(Prio, T, &mut Context<T>) + Sync,
+{
+    let threads = pool.threads();
+    let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
+        split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
+    let results: Vec<Mutex<Option<ThreadStats>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+    let run = RunShared {
+        threads,
+        term: Termination::new(threads),
+        sleep: Sleep::new(),
+        arrived: AtomicUsize::new(0),
+    };
+    let timed = opts.cycle_timing;
+    let job = |tid: usize| {
+        let initial = std::mem::take(&mut *blocks[tid].lock().unwrap_or_else(|e| e.into_inner()));
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            if timed {
+                worker::<S, T, F, true>(sched, tid, initial, &op, &run)
+            } else {
+                worker::<S, T, F, false>(sched, tid, initial, &op, &run)
+            }
+        }));
+        match outcome {
+            Ok(stats) => *results[tid].lock().unwrap_or_else(|e| e.into_inner()) = Some(stats),
+            Err(payload) => {
+                // Stop the others (they would wait forever for this worker's
+                // share of the work), then let the pool re-raise the panic.
+                run.sleep.announce_done(&run.term);
+                panic::resume_unwind(payload);
+            }
+        }
+    };
+    let start = Instant::now();
+    pool.broadcast(&job);
+    let time_s = start.elapsed().as_secs_f64();
+    let per_thread: Vec<ThreadStats> = results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every worker reports"))
+        .collect();
+    let report = sched.report();
+    RunStats {
+        scheduler: std::any::type_name::<S>().to_string(),
+        threads,
+        time_s,
+        total: ThreadStats::sum(&per_thread),
+        per_thread,
+        sched_counters: report.counters,
+        traces: report.traces,
+    }
+}
+
+/// Splits `initial` into `threads` contiguous blocks of nearly equal size.
+fn split_into_blocks<T, I: IntoIterator<Item = (Prio, T)>>(
+    initial: I,
+    threads: usize,
+) -> Vec<Vec<(Prio, T)>> {
+    let mut all: Vec<(Prio, T)> = initial.into_iter().collect();
+    let base = all.len() / threads;
+    let extra = all.len() % threads;
+    let mut blocks = Vec::with_capacity(threads);
+    // Cut from the back so each `split_off` moves only its own block.
+    for tid in (0..threads).rev() {
+        let len = base + usize::from(tid < extra);
+        blocks.push(all.split_off(all.len() - len));
+    }
+    blocks.reverse();
+    blocks
+}
+
+/// Runs `op` on every task until none is left, with the scheduler `spec`
+/// describes, built for the pool's thread count and monomorphised (no
+/// virtual call per push or pop). See [`for_each_on`] for the semantics.
+///
+/// # Example
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use ordo_exec::{for_each, ExecOptions, Pool};
+///
+/// let pool = Pool::new(2).unwrap();
+/// let spec = "strict".parse().unwrap();
+/// let sum = AtomicU64::new(0);
+/// // Each task n < 100 spawns task n + 1: tasks 0..=100 all run once.
+/// let stats = for_each(&pool, &spec, [(0, 0u64)], |_prio, n, ctx| {
+///     sum.fetch_add(n, Ordering::Relaxed);
+///     if n < 100 {
+///         ctx.push(n + 1, n + 1);
+///     }
+/// }, &ExecOptions::default());
+/// assert_eq!(stats.total.tasks, 101);
+/// assert_eq!(sum.into_inner(), 5050);
+/// ```
+pub fn for_each<T, I, F>(pool: &Pool, spec: &SchedulerSpec, initial: I, op: F, opts: &ExecOptions) -> RunStats
+where
+    T: Send,
+    I: IntoIterator<Item = (Prio, T)>,
+    F: Fn(Prio, T, &mut Context<T>) + Sync,
+{
+    struct Run<'a, I, F> {
+        pool: &'a Pool,
+        initial: I,
+        op: F,
+        opts: &'a ExecOptions,
+    }
+    impl<T, I, F> SchedulerVisitor<T> for Run<'_, I, F>
+    where
+        T: Send,
+        I: IntoIterator<Item = (Prio, T)>,
+        F: Fn(Prio, T, &mut Context<T>) + Sync,
+    {
+        type Output = RunStats;
+        fn visit<S: Scheduler<T>>(self, sched: S) -> RunStats {
+            for_each_on(self.pool, &sched, self.initial, self.op, self.opts)
+        }
+    }
+    let mut stats = spec.build(pool.threads(), Run { pool, initial, op, opts });
+    stats.scheduler = spec.to_string();
+    stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_into_blocks;
+
+    #[test]
+    fn blocks_cover_everything_in_order_and_balanced() {
+        for n in [0usize, 1, 5, 64, 101] {
+            for threads in 1..6 {
+                let blocks = split_into_blocks((0..n as u64).map(|i| (i, i)), threads);
+                assert_eq!(blocks.len(), threads);
+                let flat: Vec<u64> = blocks.iter().flatten().map(|&(_, t)| t).collect();
+                assert_eq!(flat, (0..n as u64).collect::<Vec<_>>());
+                let (min, max) = (blocks.iter().map(Vec::len).min(), blocks.iter().map(Vec::len).max());
+                assert!(max.unwrap() - min.unwrap() <= 1);
+            }
+        }
+    }
+}

@@ -30,16 +30,16 @@
 //! assert!(stats.total.tasks >= exact.settled);
 //! ```
 
-
+pub mod bfs;
 pub mod error;
 pub mod reference;
-
+pub mod sssp;
 pub mod verify;
 
-
+pub use bfs::bfs;
 pub use error::AlgoError;
 pub use reference::{bfs_levels, dijkstra, Reference, UNREACHED_DIST, UNREACHED_LEVEL};
-
+pub use sssp::sssp;
 pub use verify::{check_fixpoint, compare_exact, summarize, Summary};
 
 /// `tasks` executed divided by the vertices the exact-order baseline settled

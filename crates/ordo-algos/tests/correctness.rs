@@ -1,0 +1,297 @@
+//! SSSP and BFS on every registered scheduler × {1, 2, 4} threads × a set of
+//! inputs (road-like, R-MAT, grid, a real road network, and edge cases):
+//! distances must equal Dijkstra's and levels the queue BFS's exactly, and
+//! the result must pass the fixpoint check.
+//!
+//! The scheduler list comes from `SchedulerSpec::names()`, so every newly
+//! registered scheduler is covered without editing this file.
+
+use std::path::Path;
+
+use ordo_algos::reference::{self, UNREACHED_DIST};
+use ordo_algos::verify::{self, EdgeCost};
+use ordo_exec::{ExecOptions, Pool, RunStats};
+use ordo_graph::{EdgeList, Graph};
+use ordo_sched::SchedulerSpec;
+
+/// SplitMix64: a tiny deterministic generator, enough for test graphs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn undirected(el: &mut EdgeList, u: u32, v: u32, w: u32) {
+    el.push(u, v, w);
+    el.push(v, u, w);
+}
+
+/// A road-like graph: a jittered `side × side` grid of points where each
+/// vertex links to a random subset of its right/down/diagonal neighbours
+/// (plus a spanning path so most of it is connected), symmetric, weights =
+/// rounded Euclidean length in a wide range.
+fn road_like(side: u32, seed: u64) -> Graph {
+    let mut rng = Rng(seed);
+    let n = side * side;
+    let pts: Vec<(f64, f64)> = (0..n)
+        .map(|i| {
+            let (x, y) = ((i % side) as f64, (i / side) as f64);
+            (x * 1000.0 + rng.below(600) as f64, y * 1000.0 + rng.below(600) as f64)
+        })
+        .collect();
+    let len = |a: u32, b: u32| {
+        let (p, q) = (pts[a as usize], pts[b as usize]);
+        (((p.0 - q.0).powi(2) + (p.1 - q.1).powi(2)).sqrt().round() as u32).max(1)
+    };
+    let mut el = EdgeList::new(n as usize, true);
+    for i in 0..n {
+        let (x, y) = (i % side, i / side);
+        if x + 1 < side && (y == 0 || rng.below(100) < 70) {
+            undirected(&mut el, i, i + 1, len(i, i + 1));
+        }
+        if y + 1 < side && (x == 0 || rng.below(100) < 60) {
+            undirected(&mut el, i, i + side, len(i, i + side));
+        }
+        if x + 1 < side && y + 1 < side && rng.below(100) < 10 {
+            undirected(&mut el, i, i + side + 1, len(i, i + side + 1));
+        }
+    }
+    el.into_graph().unwrap()
+}
+
+/// R-MAT (a = 0.57, b = c = 0.19) with `2^scale` vertices and
+/// `edge_factor · 2^scale` directed edges, weights uniform in 1..=255.
+fn rmat(scale: u32, edge_factor: u64, seed: u64) -> Graph {
+    let mut rng = Rng(seed);
+    let n = 1usize << scale;
+    let mut el = EdgeList::new(n, true);
+    for _ in 0..edge_factor * n as u64 {
+        let (mut u, mut v) = (0u32, 0u32);
+        for _ in 0..scale {
+            let r = rng.below(100);
+            let (bu, bv) = if r < 57 {
+                (0, 0)
+            } else if r < 76 {
+                (0, 1)
+            } else if r < 95 {
+                (1, 0)
+            } else {
+                (1, 1)
+            };
+            u = (u << 1) | bu;
+            v = (v << 1) | bv;
+        }
+        el.push(u, v, 1 + rng.below(255) as u32);
+    }
+    el.into_graph().unwrap()
+}
+
+/// A 4-neighbour `w × h` grid, symmetric, weights uniform in 1..=10^4.
+fn grid(w: u32, h: u32, seed: u64) -> Graph {
+    let mut rng = Rng(seed);
+    let mut el = EdgeList::new((w * h) as usize, true);
+    for i in 0..w * h {
+        if i % w + 1 < w {
+            undirected(&mut el, i, i + 1, 1 + rng.below(10_000) as u32);
+        }
+        if i / w + 1 < h {
+            undirected(&mut el, i, i + w, 1 + rng.below(10_000) as u32);
+        }
+    }
+    el.into_graph().unwrap()
+}
+
+fn from_edges(n: usize, edges: &[(u32, u32, u32)]) -> Graph {
+    let mut el = EdgeList::new(n, true);
+    for &(u, v, w) in edges {
+        el.push(u, v, w);
+    }
+    el.into_graph().unwrap()
+}
+
+/// Reads a DIMACS `.gr` file (`p sp n m`, `a u v w`, 1-based) — only what
+/// the test needs, independent of the library's readers.
+fn read_dimacs(path: &Path) -> Graph {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut el = EdgeList::default();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.first() {
+            Some(&"p") => el = EdgeList::new(f[2].parse().unwrap(), true),
+            Some(&"a") => el.push(
+                f[1].parse::<u32>().unwrap() - 1,
+                f[2].parse::<u32>().unwrap() - 1,
+                f[3].parse().unwrap(),
+            ),
+            _ => {}
+        }
+    }
+    el.into_graph().unwrap()
+}
+
+/// A named input with a source vertex.
+struct Case {
+    name: String,
+    graph: Graph,
+    source: u32,
+}
+
+fn case(name: &str, graph: Graph, source: u32) -> Case {
+    Case { name: name.to_string(), graph, source }
+}
+
+fn inputs() -> Vec<Case> {
+    let mut cases = vec![
+        case("road-like 250x250", road_like(250, 1), 0),
+        case("road-like 100x100 from the middle", road_like(100, 2), 5050),
+        case("rmat scale 15", rmat(15, 8, 3), 0),
+        case("grid 200x200", grid(200, 200, 4), 0),
+        case("one vertex", from_edges(1, &[]), 0),
+        case("one vertex with a self loop", from_edges(1, &[(0, 0, 5)]), 0),
+        case(
+            "disconnected parts",
+            from_edges(8, &[(0, 1, 3), (1, 2, 4), (2, 0, 1), (4, 5, 1), (5, 6, 2), (7, 7, 1), (3, 4, 9)]),
+            0,
+        ),
+        case(
+            "zero-weight edges and cycles",
+            from_edges(
+                6,
+                &[(0, 1, 0), (1, 2, 0), (2, 1, 0), (2, 3, 5), (1, 3, 7), (3, 4, 0), (4, 3, 0), (0, 5, 0)],
+            ),
+            0,
+        ),
+        case(
+            "self loops",
+            from_edges(4, &[(0, 0, 1), (0, 1, 2), (1, 1, 0), (1, 2, 2), (2, 2, 9), (2, 3, 1)]),
+            0,
+        ),
+        case(
+            "parallel edges",
+            from_edges(
+                4,
+                &[(0, 1, 9), (0, 1, 2), (0, 1, 5), (1, 2, 4), (1, 2, 1), (0, 2, 3), (2, 3, 1), (2, 3, 1)],
+            ),
+            0,
+        ),
+    ];
+    // Weights near u32::MAX along a long path (plus shortcuts): distances far
+    // beyond u32 that must neither overflow nor saturate.
+    let big = u32::MAX;
+    let mut edges: Vec<(u32, u32, u32)> = (0..4999).map(|i| (i, i + 1, big - (i % 7))).collect();
+    edges.extend((0..4990).step_by(97).map(|i| (i, i + 9, big)));
+    cases.push(case("weights near u32::MAX on a long path", from_edges(5000, &edges), 0));
+    // Unweighted graph: SSSP uses weight 1.
+    let mut el = EdgeList::new(2000, false);
+    let mut rng = Rng(7);
+    for _ in 0..8000 {
+        el.push(rng.below(2000) as u32, rng.below(2000) as u32, 0);
+    }
+    cases.push(case("unweighted random", el.into_graph().unwrap(), 3));
+
+    let rome = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/rome99.gr");
+    if rome.exists() {
+        cases.push(case("rome99 (DIMACS)", read_dimacs(&rome), 0));
+    } else {
+        eprintln!("skipping rome99: {} not found (../shared/data absent)", rome.display());
+    }
+    cases
+}
+
+fn check_stats(stats: &RunStats, settled: u64, what: &str) {
+    let t = &stats.total;
+    assert!(t.tasks >= settled, "{what}: {} tasks < {settled} settled vertices", t.tasks);
+    assert!(t.stale_tasks <= t.tasks, "{what}: more stale tasks than tasks");
+    assert_eq!(t.tasks, t.pops, "{what}: every pop runs one task");
+    assert_eq!(t.pushes, t.tasks, "{what}: every pushed task (incl. the initial one) runs exactly once");
+}
+
+#[test]
+fn sssp_and_bfs_equal_the_references_on_every_scheduler() {
+    let cases = inputs();
+    let refs: Vec<_> = cases
+        .iter()
+        .map(|c| {
+            let d = reference::dijkstra(&c.graph, c.source).unwrap();
+            let b = reference::bfs_levels(&c.graph, c.source).unwrap();
+            // The references themselves agree with the fixpoint check.
+            verify::check_fixpoint(&c.graph, c.source, &d.values, EdgeCost::Weights).unwrap();
+            verify::check_fixpoint(&c.graph, c.source, &b.values, EdgeCost::Unit).unwrap();
+            (d, b)
+        })
+        .collect();
+    let opts = ExecOptions::default();
+    for threads in [1, 2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        for name in SchedulerSpec::names() {
+            let spec: SchedulerSpec = name.parse().unwrap();
+            for (c, (d, b)) in cases.iter().zip(&refs) {
+                let what = format!("{} on {spec} with {threads} threads", c.name);
+                let (dist, stats) = ordo_algos::sssp(&pool, &spec, &c.graph, c.source, &opts).unwrap();
+                if let Err(e) = verify::compare_exact(&d.values, &dist) {
+                    panic!("sssp, {what}: {e}");
+                }
+                verify::check_fixpoint(&c.graph, c.source, &dist, EdgeCost::Weights).unwrap();
+                check_stats(&stats, d.settled, &format!("sssp, {what}"));
+
+                let (levels, stats) = ordo_algos::bfs(&pool, &spec, &c.graph, c.source, &opts).unwrap();
+                if let Err(e) = verify::compare_exact(&b.values, &levels) {
+                    panic!("bfs, {what}: {e}");
+                }
+                check_stats(&stats, b.settled, &format!("bfs, {what}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn rome99_matches_the_published_checksums() {
+    let rome = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/rome99.gr");
+    if !rome.exists() {
+        eprintln!("skipping: {} not found (../shared/data absent)", rome.display());
+        return;
+    }
+    let g = read_dimacs(&rome);
+    // data/README.md: from vertex 1 (1-based) all 3,353 reachable, sum
+    // 116,006,476, max 69,102 (scipy and networkx agree).
+    let pool = Pool::new(2).unwrap();
+    let spec: SchedulerSpec = SchedulerSpec::names()[0].parse().unwrap();
+    let (dist, _) = ordo_algos::sssp(&pool, &spec, &g, 0, &ExecOptions::default()).unwrap();
+    let s = verify::summarize(&dist);
+    assert_eq!((s.reached, s.sum, s.max), (3353, 116_006_476, 69_102));
+    let d = reference::dijkstra(&g, 0).unwrap();
+    assert_eq!(verify::summarize(&d.values), s);
+}
+
+#[test]
+fn exact_order_scheduler_does_no_redundant_work() {
+    // With `strict` (exact priority order, one thread) the parallel SSSP is
+    // Dijkstra: at most one non-stale task per reached vertex.
+    let g = road_like(60, 9);
+    let pool = Pool::new(1).unwrap();
+    let (dist, stats) =
+        ordo_algos::sssp(&pool, &"strict".parse().unwrap(), &g, 0, &ExecOptions::default()).unwrap();
+    let d = reference::dijkstra(&g, 0).unwrap();
+    assert_eq!(dist, d.values);
+    assert_eq!(stats.total.tasks - stats.total.stale_tasks, d.settled);
+}
+
+#[test]
+fn bad_source_is_an_error_not_a_panic() {
+    let g = from_edges(3, &[(0, 1, 1)]);
+    let pool = Pool::new(1).unwrap();
+    let spec: SchedulerSpec = "strict".parse().unwrap();
+    assert!(ordo_algos::sssp(&pool, &spec, &g, 3, &ExecOptions::default()).is_err());
+    assert!(ordo_algos::bfs(&pool, &spec, &g, 99, &ExecOptions::default()).is_err());
+    let (dist, _) = ordo_algos::sssp(&pool, &spec, &g, 2, &ExecOptions::default()).unwrap();
+    assert_eq!(dist, vec![UNREACHED_DIST, UNREACHED_DIST, 0]);
+}

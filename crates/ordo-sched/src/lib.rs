@@ -15,9 +15,15 @@
 //! [`spec::Params`]), then add one line to the `schedulers!` registration list in
 //! [`spec`].
 
+pub(crate) mod bag;
+pub mod chunk;
+pub mod fifo;
+pub mod lifo;
+pub mod obim;
 pub mod spec;
 pub mod strict;
 pub mod sync;
+pub mod topology;
 
 pub use spec::{Params, SchedulerSpec, SpecError};
 

@@ -185,10 +185,19 @@ macro_rules! schedulers {
 }
 
 // Registration: one line per scheduler.
+use crate::fifo::{ChunkedConfig, Fifo};
+use crate::lifo::Lifo;
+use crate::obim::{Obim, ObimConfig};
 use crate::strict::{self, Strict};
 schedulers! {
     /// One locked binary heap: exact order.
     Strict => "strict", Strict, strict::StrictConfig;
+    /// A chunked unordered bag, chunk-FIFO (baseline).
+    Fifo => "fifo", Fifo, ChunkedConfig;
+    /// A chunked unordered bag, chunk-LIFO (baseline).
+    Lifo => "lifo", Lifo, ChunkedConfig;
+    /// A bag per priority `p >> delta` (Galois obim, PMOD paper §2.2).
+    Obim => "obim", Obim, ObimConfig;
 }
 
 impl fmt::Display for SchedulerSpec {

@@ -1,0 +1,507 @@
+//! The machinery shared by `obim` and `pmod`: one bag per priority key,
+//! found through a per-thread cached copy of a global, append-only log of
+//! bags (PMOD paper §2.2; Galois `OrderedByIntegerMetric`,
+//! reference-implementations §1.1).
+//!
+//! # Structure
+//! - **Global log** (`Ordered::log`): every bag ever created, in creation
+//!   order, with its key. It only grows; bags live until the scheduler is
+//!   dropped. `Ordered::version` (the log length) lets a thread notice new
+//!   bags without locking. Galois reads its log without a lock; here the log
+//!   is a `Mutex<Vec<_>>` that a thread locks only to create a bag or to
+//!   replay entries it has not seen (a *miss*): lookups of known bags never
+//!   touch it.
+//! - **Local map** (per handle): `key -> log index`, ordered by key, replayed
+//!   from the log by version. The handle's `slots[log index]` hold the bag and
+//!   this thread's private push chunk for it.
+//! - **Current bag**: a thread keeps popping from the bag it found until that
+//!   bag is empty (its pop chunk, then the bag's shared chunks, then its own
+//!   unpublished push chunk), then scans its local map in key order from the
+//!   back-scan bound (a *slow pop*, PMOD's synchronising dequeue). A push to a
+//!   more urgent key switches the current bag to it at once.
+//! - **Back-scan prevention** (BSP, reference-implementations §1.1): each
+//!   thread's `scanStart` is a lower bound of the keys where it may have left
+//!   work; it is lowered by pushes and raised to the bag where a slow pop
+//!   succeeds. A socket leader scans from the minimum over all threads, any
+//!   other thread from the minimum of its own and its leader's bound.
+//!
+//! # The handle contract
+//! Galois' hierarchical bound can skip a bag another (non-leader) thread
+//! published below the scanning thread's bound. To keep [`crate::Handle`]'s
+//! promise that `pop` fails only if no task is visible, a failed scan is
+//! retried once from the minimum bound over *all* threads. Every task lies at
+//! a key at or above some thread's bound: a thread's pushes lower its own
+//! bound to the task's key, and a thread raises its bound past a key only
+//! after finding that bag empty (own private chunks included) or after
+//! taking its chunk into its own pop chunk at the current bag, whose key is
+//! never below the bound. So the retried scan sees every published task.
+//! The bounds are read with relaxed loads: under concurrency a stale value only
+//! costs quality; with no other thread operating, the synchronisation that
+//! established quiescence makes the final values visible.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crossbeam_utils::CachePadded;
+
+use crate::bag::{Bag, ChunkOrder};
+use crate::chunk::{Chunk, ChunkPool};
+use crate::spec::{BuildScheduler, SchedConfig};
+use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+use crate::topology::Topology;
+use crate::{Handle, Prio, SchedReport, Scheduler};
+
+/// `scanStart` value meaning "the earliest key": scan everything.
+const EARLIEST: usize = usize::MAX;
+
+/// What distinguishes `obim` from `pmod`: how a priority maps to a bag key,
+/// and hooks on every event (PMOD counts them to adapt its merging factor).
+/// Hooks default to nothing and cost nothing for `obim`.
+pub trait Policy: Send + Sync + Sized {
+    /// The bag key; bags are visited in increasing key order.
+    type Key: Ord + Copy + Send + Sync + fmt::Debug;
+    /// The policy's per-thread state, kept in the handle.
+    type Local: Default;
+    /// The policy's configuration, parsed from a spec.
+    type Config: SchedConfig;
+
+    /// The policy for `threads` threads.
+    fn new(threads: usize, cfg: &Self::Config) -> Self;
+    /// Tasks per chunk.
+    fn chunk(cfg: &Self::Config) -> usize;
+    /// The bag key of a task of priority `prio`.
+    fn key(&self, prio: Prio) -> Self::Key;
+
+    /// A task of priority `prio` is being pushed; `switched` says the push
+    /// moved the thread to a more urgent bag.
+    #[inline]
+    fn on_push(&self, _tid: usize, _local: &mut Self::Local, _prio: Prio, _switched: bool) {}
+    /// A pop starts (PMOD's nDeqs).
+    #[inline]
+    fn on_pop_start(&self, _tid: usize, _local: &mut Self::Local) {}
+    /// A pop found its current bag empty and goes to the map (PMOD's
+    /// synchronising dequeue).
+    #[inline]
+    fn on_sync_pop(&self, _tid: usize, _local: &mut Self::Local) {}
+    /// A pop returned a task; `same_bag` says it came from the current bag
+    /// without a slow pop.
+    #[inline]
+    fn on_popped(&self, _tid: usize, _local: &mut Self::Local, _same_bag: bool) {}
+    /// Adds the policy's global counters and traces.
+    fn report(&self, _out: &mut SchedReport) {}
+}
+
+/// The global log: every bag with its key, in creation order.
+type Log<K, T> = Vec<(K, Arc<Bag<T>>)>;
+
+/// A bag per priority key with a global log and per-thread cached maps.
+/// Use the aliases [`crate::obim::Obim`] and [`crate::pmod::Pmod`].
+pub struct Ordered<T, P: Policy> {
+    pub(crate) policy: P,
+    topology: Topology,
+    chunk: usize,
+    /// Every bag ever created, in creation order (the "global map").
+    log: Mutex<Log<P::Key, T>>,
+    /// `log.len()`, readable without the lock.
+    version: AtomicUsize,
+    /// Each thread's back-scan bound: a log index, or `EARLIEST`.
+    scan_start: Box<[CachePadded<AtomicUsize>]>,
+}
+
+impl<T: Send, P: Policy> Ordered<T, P> {
+    /// A scheduler for the threads of `topology`.
+    pub fn with_topology(topology: Topology, cfg: &P::Config) -> Self {
+        let threads = topology.threads();
+        Ordered {
+            policy: P::new(threads, cfg),
+            chunk: P::chunk(cfg),
+            log: Mutex::new(Vec::new()),
+            version: AtomicUsize::new(0),
+            scan_start: (0..threads).map(|_| CachePadded::new(AtomicUsize::new(EARLIEST))).collect(),
+            topology,
+        }
+    }
+
+    fn lock_log(&self) -> MutexGuard<'_, Log<P::Key, T>> {
+        match self.log.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Number of bags created so far.
+    pub fn bags_created(&self) -> usize {
+        self.version.load(Ordering::Acquire)
+    }
+}
+
+impl<T: Send, P: Policy> BuildScheduler<T> for Ordered<T, P> {
+    type Config = P::Config;
+
+    fn build(threads: usize, cfg: &P::Config) -> Self {
+        Self::with_topology(Topology::detect_or_warn(threads), cfg)
+    }
+}
+
+impl<T: Send, P: Policy> Scheduler<T> for Ordered<T, P> {
+    type Handle<'s>
+        = OrderedHandle<'s, T, P>
+    where
+        Self: 's;
+
+    fn handle(&self, tid: usize) -> OrderedHandle<'_, T, P> {
+        let tid = tid.min(self.scan_start.len() - 1);
+        // A fresh handle has left no work anywhere; its bound starts at
+        // "earliest", which is below everything and so always safe.
+        self.scan_start[tid].store(EARLIEST, Ordering::Relaxed);
+        let leader = self.topology.leader_of_thread(tid);
+        OrderedHandle {
+            sched: self,
+            tid,
+            socket: self.topology.socket_of_thread(tid),
+            leader,
+            slots: Vec::new(),
+            map: BTreeMap::new(),
+            current: None,
+            pop_chunk: None,
+            scan_start: EARLIEST,
+            dirty: Vec::new(),
+            pool: ChunkPool::new(self.chunk),
+            local: P::Local::default(),
+            stats: Stats::default(),
+            _not_send: PhantomData,
+        }
+    }
+
+    fn report(&self) -> SchedReport {
+        let mut out = SchedReport::default();
+        out.counters.push(("bags_created", self.bags_created() as u64));
+        self.policy.report(&mut out);
+        out
+    }
+}
+
+/// A thread's view of one bag: the bag and this thread's private push chunk.
+struct Slot<K, T> {
+    key: K,
+    bag: Arc<Bag<T>>,
+    push: Option<Chunk<T>>,
+    /// Whether this slot is listed in `OrderedHandle::dirty`.
+    in_dirty: bool,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Stats {
+    chunks_published: u64,
+    chunks_taken: u64,
+    steals: u64,
+    slow_pops: u64,
+    own_chunk_pops: u64,
+    bags_created: u64,
+    local_map_refreshes: u64,
+    bsp_rescans: u64,
+}
+
+/// A thread's handle on an [`Ordered`] scheduler.
+pub struct OrderedHandle<'s, T, P: Policy> {
+    sched: &'s Ordered<T, P>,
+    tid: usize,
+    socket: usize,
+    leader: usize,
+    /// Indexed by log index: every bag this thread knows of.
+    slots: Vec<Slot<P::Key, T>>,
+    /// The local map: key -> log index.
+    map: BTreeMap<P::Key, usize>,
+    /// The bag being worked on: (log index, key).
+    current: Option<(usize, P::Key)>,
+    /// The chunk being popped; belongs to the current bag.
+    pop_chunk: Option<Chunk<T>>,
+    /// Own back-scan bound (mirrored in `Ordered::scan_start[tid]`).
+    scan_start: usize,
+    /// Slots that may hold a private push chunk (each listed once).
+    dirty: Vec<usize>,
+    pool: ChunkPool<T>,
+    local: P::Local,
+    stats: Stats,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
+    /// Appends log entries `slots.len()..` to the local map. `log` is held.
+    fn replay_from(&mut self, log: &[(P::Key, Arc<Bag<T>>)]) {
+        if self.slots.len() >= log.len() {
+            return;
+        }
+        self.stats.local_map_refreshes += 1;
+        for (key, bag) in &log[self.slots.len()..] {
+            let idx = self.slots.len();
+            self.slots.push(Slot { key: *key, bag: Arc::clone(bag), push: None, in_dirty: false });
+            self.map.insert(*key, idx);
+        }
+    }
+
+    /// Replays the global log into the local map if it has grown.
+    fn refresh(&mut self) {
+        if self.sched.version.load(Ordering::Acquire) != self.slots.len() {
+            let sched = self.sched;
+            let log = sched.lock_log();
+            self.replay_from(&log);
+        }
+    }
+
+    /// The log index of the bag for `key`, creating the bag if needed.
+    fn lookup_or_create(&mut self, key: P::Key) -> usize {
+        if let Some(&i) = self.map.get(&key) {
+            return i;
+        }
+        self.refresh();
+        if let Some(&i) = self.map.get(&key) {
+            return i;
+        }
+        let sched = self.sched;
+        let mut log = sched.lock_log();
+        self.replay_from(&log);
+        if let Some(&i) = self.map.get(&key) {
+            return i;
+        }
+        let bag = Arc::new(Bag::new(sched.topology.num_sockets(), ChunkOrder::Fifo));
+        log.push((key, Arc::clone(&bag)));
+        sched.version.store(log.len(), Ordering::Release);
+        drop(log);
+        let idx = self.slots.len();
+        self.slots.push(Slot { key, bag, push: None, in_dirty: false });
+        self.map.insert(key, idx);
+        self.stats.bags_created += 1;
+        idx
+    }
+
+    fn set_scan_start(&mut self, idx: usize) {
+        self.scan_start = idx;
+        self.sched.scan_start[self.tid].store(idx, Ordering::Relaxed);
+    }
+
+    /// Makes `idx` the current bag. A non-empty pop chunk of the previous
+    /// bag goes back to that bag, so no task stays private to a bag this
+    /// thread is no longer working on.
+    fn switch_to(&mut self, idx: usize, key: P::Key) {
+        if let Some(c) = self.pop_chunk.take() {
+            match self.current {
+                Some((old, _)) if !c.is_empty() => {
+                    self.slots[old].bag.push_chunk(self.socket, c);
+                    self.stats.chunks_published += 1;
+                }
+                _ => self.pool.put(c),
+            }
+        }
+        self.current = Some((idx, key));
+    }
+
+    /// The key of a bound, or `None` for "earliest" (also for an index not
+    /// yet in the local map, which is conservative).
+    fn bound_key(&self, idx: usize) -> Option<P::Key> {
+        self.slots.get(idx).map(|s| s.key)
+    }
+
+    /// Bounds are compared as keys, `None` (earliest) being the lowest.
+    fn min_bound(a: Option<P::Key>, b: Option<P::Key>) -> Option<P::Key> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            _ => None,
+        }
+    }
+
+    /// The minimum bound over all threads.
+    fn global_bound(&self) -> Option<P::Key> {
+        let mut m = self.bound_key(self.scan_start);
+        for (t, s) in self.sched.scan_start.iter().enumerate() {
+            if t != self.tid {
+                m = Self::min_bound(m, self.bound_key(s.load(Ordering::Relaxed)));
+            }
+        }
+        m
+    }
+
+    /// Where a slow pop starts scanning (Galois' hierarchical BSP).
+    fn scan_bound(&self) -> Option<P::Key> {
+        if self.leader == self.tid {
+            self.global_bound()
+        } else {
+            let leader = self.sched.scan_start[self.leader].load(Ordering::Relaxed);
+            Self::min_bound(self.bound_key(self.scan_start), self.bound_key(leader))
+        }
+    }
+
+    /// Scans the local map from `from` in key order for a bag with work
+    /// (shared chunks first, then this thread's own unpublished chunk); makes
+    /// the first such bag current and returns a task from it.
+    fn scan(&mut self, from: Option<P::Key>) -> Option<(Prio, T)> {
+        let range = match from {
+            None => self.map.range(..),
+            Some(k) => self.map.range(k..),
+        };
+        let mut found = None;
+        for (&key, &idx) in range {
+            let slot = &mut self.slots[idx];
+            if let Some((chunk, stolen)) = slot.bag.pop_chunk(self.socket) {
+                self.stats.chunks_taken += 1;
+                self.stats.steals += u64::from(stolen);
+                found = Some((idx, key, chunk));
+                break;
+            }
+            if let Some(own) = slot.push.take_if(|c| !c.is_empty()) {
+                self.stats.own_chunk_pops += 1;
+                found = Some((idx, key, own));
+                break;
+            }
+        }
+        let (idx, key, chunk) = found?;
+        self.switch_to(idx, key);
+        self.set_scan_start(idx);
+        let mut chunk = chunk;
+        let item = chunk.pop_front();
+        self.pop_chunk = Some(chunk);
+        item
+    }
+
+    fn slow_pop(&mut self) -> Option<(Prio, T)> {
+        self.stats.slow_pops += 1;
+        self.sched.policy.on_sync_pop(self.tid, &mut self.local);
+        self.refresh();
+        let bound = self.scan_bound();
+        if let Some(item) = self.scan(bound) {
+            return Some(item);
+        }
+        if bound.is_some() {
+            let global = self.global_bound();
+            if global.is_none() || global < bound {
+                self.stats.bsp_rescans += 1;
+                return self.scan(global);
+            }
+        }
+        None
+    }
+
+    /// Pops from the current bag: its pop chunk, then a shared chunk, then
+    /// this thread's own unpublished chunk of that bag.
+    fn pop_current(&mut self) -> Option<(Prio, T)> {
+        let (cur, _) = self.current?;
+        if let Some(item) = self.pop_chunk.as_mut().and_then(|c| c.pop_front()) {
+            return Some(item);
+        }
+        let slot = &mut self.slots[cur];
+        let mut fresh = match slot.bag.pop_chunk(self.socket) {
+            Some((chunk, stolen)) => {
+                self.stats.chunks_taken += 1;
+                self.stats.steals += u64::from(stolen);
+                chunk
+            }
+            None => {
+                let own = slot.push.take_if(|c| !c.is_empty())?;
+                self.stats.own_chunk_pops += 1;
+                own
+            }
+        };
+        let item = fresh.pop_front();
+        if let Some(empty) = self.pop_chunk.replace(fresh) {
+            self.pool.put(empty);
+        }
+        item
+    }
+}
+
+impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
+    fn push(&mut self, prio: Prio, task: T) {
+        let key = self.sched.policy.key(prio);
+        let mut switched = false;
+        let idx = match self.current {
+            Some((c, k)) if k == key => c,
+            current => {
+                let idx = self.lookup_or_create(key);
+                if self.scan_start != EARLIEST && key < self.slots[self.scan_start].key {
+                    self.set_scan_start(idx);
+                }
+                // Opportunistically move to more urgent work (Galois obim).
+                if let Some((_, k)) = current {
+                    if key < k {
+                        self.switch_to(idx, key);
+                        switched = true;
+                    }
+                }
+                idx
+            }
+        };
+        self.sched.policy.on_push(self.tid, &mut self.local, prio, switched);
+        let slot = &mut self.slots[idx];
+        let chunk = slot.push.get_or_insert_with(|| self.pool.get());
+        chunk.push(prio, task);
+        if self.pool.is_full(chunk) {
+            if let Some(full) = slot.push.take() {
+                slot.bag.push_chunk(self.socket, full);
+                self.stats.chunks_published += 1;
+            }
+        } else if !slot.in_dirty {
+            slot.in_dirty = true;
+            self.dirty.push(idx);
+        }
+    }
+
+    fn pop(&mut self) -> Option<(Prio, T)> {
+        self.sched.policy.on_pop_start(self.tid, &mut self.local);
+        if let Some(item) = self.pop_current() {
+            self.sched.policy.on_popped(self.tid, &mut self.local, true);
+            return Some(item);
+        }
+        let item = self.slow_pop()?;
+        self.sched.policy.on_popped(self.tid, &mut self.local, false);
+        Some(item)
+    }
+
+    fn flush(&mut self) {
+        for idx in std::mem::take(&mut self.dirty) {
+            let slot = &mut self.slots[idx];
+            slot.in_dirty = false;
+            if let Some(c) = slot.push.take() {
+                if c.is_empty() {
+                    self.pool.put(c);
+                } else {
+                    slot.bag.push_chunk(self.socket, c);
+                    self.stats.chunks_published += 1;
+                }
+            }
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = self.stats;
+        vec![
+            ("chunks_published", s.chunks_published),
+            ("chunks_taken", s.chunks_taken),
+            ("steals", s.steals),
+            ("slow_pops", s.slow_pops),
+            ("own_chunk_pops", s.own_chunk_pops),
+            ("bags_created", s.bags_created),
+            ("local_map_refreshes", s.local_map_refreshes),
+            ("bsp_rescans", s.bsp_rescans),
+        ]
+    }
+}
+
+impl<T, P: Policy> Drop for OrderedHandle<'_, T, P> {
+    /// Publishes every task still private to this handle, so dropping a
+    /// handle never loses tasks.
+    fn drop(&mut self) {
+        for idx in std::mem::take(&mut self.dirty) {
+            let slot = &mut self.slots[idx];
+            if let Some(c) = slot.push.take().filter(|c| !c.is_empty()) {
+                slot.bag.push_chunk(self.socket, c);
+            }
+        }
+        if let (Some((cur, _)), Some(c)) = (self.current, self.pop_chunk.take()) {
+            if !c.is_empty() {
+                self.slots[cur].bag.push_chunk(self.socket, c);
+            }
+        }
+    }
+}

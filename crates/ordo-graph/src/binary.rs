@@ -218,12 +218,10 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
     let header = Header {
         version,
         weighted: flags & FLAG_WEIGHTED != 0,
-        coords: (flags & FLAG_COORDS != 0).then(|| {
-            if flags & FLAG_LONLAT != 0 {
-                CoordSystem::LonLatMicroDegrees
-            } else {
-                CoordSystem::Planar
-            }
+        coords: (flags & FLAG_COORDS != 0).then_some(if flags & FLAG_LONLAT != 0 {
+            CoordSystem::LonLatMicroDegrees
+        } else {
+            CoordSystem::Planar
         }),
         n,
         m,

@@ -9,7 +9,10 @@
 pub mod binary;
 pub mod csr;
 pub mod error;
+pub mod gen;
+pub mod stats;
 pub mod storage;
+pub mod transform;
 
 pub use csr::{CoordSystem, Coordinates, EdgeList, Graph, VertexId, Weight};
 pub use error::{GraphError, Result};

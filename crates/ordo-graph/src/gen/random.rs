@@ -1,0 +1,33 @@
+//! Uniform random directed graph: `m` edges, each with a source and a target
+//! drawn uniformly from `0..n` (target redrawn while it equals the source, so
+//! there are no self loops; parallel edges may occur, as in the multigraph
+//! variant of Erdős–Rényi `G(n, m)`), and a uniform weight.
+
+use rand::RngExt;
+
+use super::{par_fill, stream_rng, RandomParams, EDGES_PER_STREAM};
+use crate::csr::{EdgeList, Graph};
+
+/// Generates the random graph on `threads` threads.
+pub(crate) fn generate(p: &RandomParams, threads: usize) -> Graph {
+    let (n, m) = (p.n as usize, p.m as usize);
+    let (mut src, mut dst, mut wts) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+    let hi = (p.n.max(1) - 1) as u32;
+    let wr = p.weights;
+    par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
+        let mut rng = stream_rng(p.seed, chunk as u64);
+        for ((s, d), w) in s.iter_mut().zip(d.iter_mut()).zip(w.iter_mut()) {
+            let u = rng.random_range(0..=hi);
+            let mut v = rng.random_range(0..=hi);
+            while v == u {
+                v = rng.random_range(0..=hi);
+            }
+            *s = u;
+            *d = v;
+            *w = rng.random_range(wr.lo..=wr.hi);
+        }
+    });
+    EdgeList { num_vertices: n, src, dst, weights: Some(wts), coords: None }
+        .into_graph()
+        .expect("random generator produced ids in range (bug)")
+}

@@ -1,0 +1,27 @@
+//! The 2D torus: a `w × h` grid whose rows and columns wrap around, so every
+//! vertex has exactly four neighbours (`w, h >= 3` keeps them distinct). Each
+//! undirected edge gets one uniform weight, used in both directions;
+//! coordinates are the planar `(column, row)` positions.
+
+use super::grid::{lattice, lattice_weights};
+use super::LatticeParams;
+use crate::csr::Graph;
+
+/// Generates the torus.
+pub(crate) fn generate(p: &LatticeParams) -> Graph {
+    let (w, h) = (p.w as usize, p.h as usize);
+    let n = w * h;
+    let ew = lattice_weights(p, n);
+    lattice(n, w, &ew, |i, out| {
+        let (c, r) = (i % w, i / w);
+        let up = ((r + h - 1) % h) * w + c;
+        let down = ((r + 1) % h) * w + c;
+        let left = r * w + (c + w - 1) % w;
+        let right = r * w + (c + 1) % w;
+        out.push((up as u32, 2 * up + 1));
+        out.push((left as u32, 2 * left));
+        out.push((right as u32, 2 * i));
+        out.push((down as u32, 2 * i + 1));
+        out.sort_unstable();
+    })
+}

@@ -1,0 +1,246 @@
+//! Summary statistics of a graph (counts, degree distribution, weight range and
+//! distinct weights, self loops) and connectivity facts (reachability from a
+//! source with its BFS depth, weakly connected components), as printed by
+//! `ordo info`.
+
+use crate::csr::{Graph, VertexId};
+use crate::transform::DisjointSets;
+
+/// Degree distribution summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DegreeSummary {
+    /// Smallest out-degree.
+    pub min: u64,
+    /// Largest out-degree.
+    pub max: u64,
+    /// Mean out-degree `m / n`.
+    pub avg: f64,
+    /// Median out-degree (nearest rank).
+    pub p50: u64,
+    /// 90th percentile (nearest rank).
+    pub p90: u64,
+    /// 99th percentile (nearest rank).
+    pub p99: u64,
+    /// Vertices with no out-edge.
+    pub zero_degree: u64,
+}
+
+/// Edge weight summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightSummary {
+    /// Smallest weight.
+    pub min: u32,
+    /// Largest weight.
+    pub max: u32,
+    /// Number of distinct weight values.
+    pub distinct: u64,
+    /// Sum of all weights.
+    pub sum: u64,
+}
+
+/// The statistics `ordo info` prints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphStats {
+    /// Vertices.
+    pub n: u64,
+    /// Directed edges.
+    pub m: u64,
+    /// Out-degree distribution (`None` for the empty graph).
+    pub degree: Option<DegreeSummary>,
+    /// Edges `(u, u)`.
+    pub self_loops: u64,
+    /// Weight summary (`None` when unweighted or without edges).
+    pub weights: Option<WeightSummary>,
+    /// Whether vertex coordinates are present.
+    pub has_coords: bool,
+}
+
+/// Computes the [`GraphStats`] of `g` in `O(n + m)` (distinct weights: a
+/// bitmap when the largest weight is below 2^28, a sort otherwise).
+pub fn graph_stats(g: &Graph) -> GraphStats {
+    let n = g.num_vertices();
+    let degree = (n > 0).then(|| degree_summary(g));
+    let self_loops =
+        (0..n as VertexId).map(|u| g.neighbors(u).iter().filter(|&&v| v == u).count() as u64).sum();
+    let weights = g.weights().filter(|w| !w.is_empty()).map(weight_summary);
+    GraphStats {
+        n: n as u64,
+        m: g.num_edges() as u64,
+        degree,
+        self_loops,
+        weights,
+        has_coords: g.coords().is_some(),
+    }
+}
+
+fn nearest_rank(sorted_counts: &[u64], n: u64, pct: u64) -> u64 {
+    // The smallest degree d such that at least pct% of vertices have degree <= d.
+    let rank = (n * pct).div_ceil(100).max(1);
+    let mut acc = 0;
+    for (d, &c) in sorted_counts.iter().enumerate() {
+        acc += c;
+        if acc >= rank {
+            return d as u64;
+        }
+    }
+    sorted_counts.len() as u64 - 1
+}
+
+fn degree_summary(g: &Graph) -> DegreeSummary {
+    let n = g.num_vertices();
+    let offs = g.offsets();
+    let max = offs.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    let min = offs.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(0);
+    // Histogram of degrees (max degree <= m, bounded by the graph size).
+    let mut hist = vec![0u64; max as usize + 1];
+    for w in offs.windows(2) {
+        hist[(w[1] - w[0]) as usize] += 1;
+    }
+    let nn = n as u64;
+    DegreeSummary {
+        min,
+        max,
+        avg: g.num_edges() as f64 / n as f64,
+        p50: nearest_rank(&hist, nn, 50),
+        p90: nearest_rank(&hist, nn, 90),
+        p99: nearest_rank(&hist, nn, 99),
+        zero_degree: hist[0],
+    }
+}
+
+/// Min, max, distinct count and sum of a non-empty weight array.
+pub fn weight_summary(w: &[u32]) -> WeightSummary {
+    let min = w.iter().copied().min().unwrap_or(0);
+    let max = w.iter().copied().max().unwrap_or(0);
+    let sum = w.iter().map(|&x| u64::from(x)).sum();
+    WeightSummary { min, max, distinct: distinct_count(w, max), sum }
+}
+
+fn distinct_count(w: &[u32], max: u32) -> u64 {
+    if w.is_empty() {
+        return 0;
+    }
+    if max < (1 << 28) {
+        let mut bits = vec![0u64; max as usize / 64 + 1];
+        for &x in w {
+            bits[x as usize / 64] |= 1 << (x % 64);
+        }
+        bits.iter().map(|b| u64::from(b.count_ones())).sum()
+    } else {
+        let mut v = w.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v.len() as u64
+    }
+}
+
+/// What a breadth-first search from a source reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reach {
+    /// Vertices reachable from the source (the source included).
+    pub reached: u64,
+    /// Largest BFS level (hops from the source) among reached vertices.
+    pub max_level: u64,
+}
+
+/// Vertices reachable from `source` along out-edges and the BFS depth; `None`
+/// if `source` is not a vertex.
+pub fn reachable_from(g: &Graph, source: VertexId) -> Option<Reach> {
+    let n = g.num_vertices();
+    if source as usize >= n {
+        return None;
+    }
+    let mut seen = vec![false; n];
+    seen[source as usize] = true;
+    let mut frontier = vec![source];
+    let mut next = Vec::new();
+    let mut reached = 1u64;
+    let mut level = 0u64;
+    loop {
+        for &u in &frontier {
+            for &v in g.neighbors(u) {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    next.push(v);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level += 1;
+        reached += next.len() as u64;
+        std::mem::swap(&mut frontier, &mut next);
+        next.clear();
+    }
+    Some(Reach { reached, max_level: level })
+}
+
+/// Weakly connected components (edges taken as undirected).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Components {
+    /// Number of components (isolated vertices count as one each).
+    pub count: u64,
+    /// Vertices in the largest component.
+    pub largest: u64,
+}
+
+/// Counts the weakly connected components with union-find, `O(m α(n))`.
+pub fn weak_components(g: &Graph) -> Components {
+    let n = g.num_vertices();
+    let mut sets = DisjointSets::new(n);
+    let mut count = n as u64;
+    for u in 0..n as VertexId {
+        for &v in g.neighbors(u) {
+            if sets.union(u, v) {
+                count -= 1;
+            }
+        }
+    }
+    let largest = (0..n as VertexId).map(|v| u64::from(sets.set_size(v))).max().unwrap_or(0);
+    Components { count, largest }
+}
+
+/// Whether every edge `(u, v, w)` has a reverse `(v, u, w)` with the same
+/// weight, counting multiplicities. `O(m log d)`.
+pub fn is_symmetric(g: &Graph) -> bool {
+    let a = crate::transform::sort_adjacency(g);
+    let b = crate::transform::sort_adjacency(&crate::transform::transpose(g));
+    a.offsets() == b.offsets() && a.targets() == b.targets() && a.weights() == b.weights()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::EdgeList;
+
+    #[test]
+    fn stats_of_a_small_graph() {
+        let mut el = EdgeList::new(4, true);
+        for &(u, v, w) in &[(0, 1, 5), (0, 2, 5), (0, 0, 9), (1, 2, 3), (2, 0, 7)] {
+            el.push(u, v, w);
+        }
+        let g = el.into_graph().unwrap();
+        let s = graph_stats(&g);
+        assert_eq!((s.n, s.m, s.self_loops), (4, 5, 1));
+        let d = s.degree.unwrap();
+        assert_eq!((d.min, d.max, d.zero_degree, d.p50, d.p99), (0, 3, 1, 1, 3));
+        assert_eq!(s.weights.unwrap(), WeightSummary { min: 3, max: 9, distinct: 4, sum: 29 });
+        assert_eq!(reachable_from(&g, 1), Some(Reach { reached: 3, max_level: 2 }));
+        assert_eq!(reachable_from(&g, 3), Some(Reach { reached: 1, max_level: 0 }));
+        assert_eq!(reachable_from(&g, 4), None);
+        assert_eq!(weak_components(&g), Components { count: 2, largest: 3 });
+        assert!(!is_symmetric(&g));
+    }
+
+    #[test]
+    fn distinct_count_paths_agree() {
+        let w: Vec<u32> = (0..1000u32).map(|i| (i * 7919) % 313).collect();
+        let mut sorted = w.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(distinct_count(&w, 312), sorted.len() as u64);
+        let big: Vec<u32> = w.iter().map(|&x| x | (1 << 30)).collect();
+        assert_eq!(distinct_count(&big, u32::MAX), sorted.len() as u64);
+    }
+}

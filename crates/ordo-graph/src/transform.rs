@@ -1,0 +1,385 @@
+//! Graph transforms: transpose, symmetrize, removal of self loops and parallel
+//! edges, relabelling, induced subgraphs and the largest weakly connected
+//! component.
+//!
+//! Every transform builds a new owned [`Graph`] in `O(n + m)` (plus a sort of
+//! each adjacency list where stated), keeps edge weights with their edges and
+//! carries the coordinates along (relabelled where vertices move).
+
+use crate::csr::{Coordinates, Graph, VertexId, Weight};
+
+/// Prefix sums of `counts` into `n + 1` offsets.
+fn offsets_from_counts(counts: &[u64]) -> Vec<u64> {
+    let mut offsets = Vec::with_capacity(counts.len() + 1);
+    let mut acc = 0u64;
+    offsets.push(0);
+    for &c in counts {
+        acc += c;
+        offsets.push(acc);
+    }
+    offsets
+}
+
+/// Assembles a graph whose arrays this module built (so they are valid).
+fn assemble(
+    offsets: Vec<u64>,
+    targets: Vec<VertexId>,
+    weights: Option<Vec<Weight>>,
+    coords: Option<Coordinates>,
+) -> Graph {
+    Graph::from_parts(offsets.into(), targets.into(), weights.map(Into::into), coords)
+        .expect("transform produced an invalid CSR (bug)")
+}
+
+/// The transpose: edge `(u, v, w)` becomes `(v, u, w)`. The in-edges of each
+/// vertex appear in increasing order of their source (a stable counting
+/// sort), so `transpose(transpose(g))` equals `g` when every adjacency list of
+/// `g` is sorted.
+pub fn transpose(g: &Graph) -> Graph {
+    let n = g.num_vertices();
+    let mut counts = vec![0u64; n];
+    for &t in g.targets() {
+        counts[t as usize] += 1;
+    }
+    let offsets = offsets_from_counts(&counts);
+    let mut cursor: Vec<u64> = offsets[..n].to_vec();
+    let m = g.num_edges();
+    let mut targets = vec![0 as VertexId; m];
+    let mut weights = g.weights().map(|_| vec![0 as Weight; m]);
+    for u in 0..n as VertexId {
+        let r = g.edge_range(u);
+        for e in r {
+            let v = g.targets()[e] as usize;
+            let slot = cursor[v] as usize;
+            cursor[v] += 1;
+            targets[slot] = u;
+            if let (Some(out), Some(w)) = (weights.as_mut(), g.weights()) {
+                out[slot] = w[e];
+            }
+        }
+    }
+    assemble(offsets, targets, weights, g.coords().cloned())
+}
+
+/// Adds the reverse `(v, u, w)` of every edge `(u, v, w)` with `u != v`, so
+/// that the result is symmetric (for every edge its reverse exists with the
+/// same weight). Self loops are kept once. Existing reverse edges are not
+/// detected: an input that already holds both directions ends up with each
+/// twice; follow with [`dedup_edges`] (or use [`symmetrize_simple`]) for a
+/// simple graph. The out-edges of `u` are its original out-edges followed by
+/// its reversed in-edges.
+pub fn symmetrize(g: &Graph) -> Graph {
+    let n = g.num_vertices();
+    let mut counts: Vec<u64> = (0..n as VertexId).map(|u| g.degree(u) as u64).collect();
+    for u in 0..n as VertexId {
+        for &v in g.neighbors(u) {
+            if v != u {
+                counts[v as usize] += 1;
+            }
+        }
+    }
+    let offsets = offsets_from_counts(&counts);
+    let m = offsets[n] as usize;
+    let mut targets = vec![0 as VertexId; m];
+    let mut weights = g.weights().map(|_| vec![0 as Weight; m]);
+    let mut cursor: Vec<u64> = offsets[..n].to_vec();
+    // Original edges first, so each list starts with the vertex's own edges.
+    for u in 0..n as VertexId {
+        let r = g.edge_range(u);
+        let start = cursor[u as usize] as usize;
+        targets[start..start + r.len()].copy_from_slice(&g.targets()[r.clone()]);
+        if let (Some(out), Some(w)) = (weights.as_mut(), g.weights()) {
+            out[start..start + r.len()].copy_from_slice(&w[r.clone()]);
+        }
+        cursor[u as usize] += r.len() as u64;
+    }
+    for u in 0..n as VertexId {
+        for e in g.edge_range(u) {
+            let v = g.targets()[e];
+            if v == u {
+                continue;
+            }
+            let slot = cursor[v as usize] as usize;
+            cursor[v as usize] += 1;
+            targets[slot] = u;
+            if let (Some(out), Some(w)) = (weights.as_mut(), g.weights()) {
+                out[slot] = w[e];
+            }
+        }
+    }
+    assemble(offsets, targets, weights, g.coords().cloned())
+}
+
+/// Keeps only the edges for which `keep(source, target, weight)` holds.
+pub fn filter_edges(g: &Graph, mut keep: impl FnMut(VertexId, VertexId, Weight) -> bool) -> Graph {
+    let n = g.num_vertices();
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::with_capacity(g.num_edges());
+    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
+    for u in 0..n as VertexId {
+        for (v, w) in g.weighted_neighbors(u) {
+            if keep(u, v, w) {
+                targets.push(v);
+                if let Some(ws) = weights.as_mut() {
+                    ws.push(w);
+                }
+            }
+        }
+        offsets.push(targets.len() as u64);
+    }
+    assemble(offsets, targets, weights, g.coords().cloned())
+}
+
+/// Removes every self loop `(u, u)`.
+pub fn drop_self_loops(g: &Graph) -> Graph {
+    filter_edges(g, |u, v, _| u != v)
+}
+
+/// Sorts every adjacency list by target (then weight) and removes parallel
+/// edges, keeping the one of least weight. On a symmetric graph the result
+/// stays symmetric (both directions keep the same minimum). `O(m log d)`.
+pub fn dedup_edges(g: &Graph) -> Graph {
+    let n = g.num_vertices();
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::with_capacity(g.num_edges());
+    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
+    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    for u in 0..n as VertexId {
+        list.clear();
+        list.extend(g.weighted_neighbors(u));
+        list.sort_unstable();
+        list.dedup_by_key(|&mut (v, _)| v);
+        for &(v, w) in &list {
+            targets.push(v);
+            if let Some(ws) = weights.as_mut() {
+                ws.push(w);
+            }
+        }
+        offsets.push(targets.len() as u64);
+    }
+    assemble(offsets, targets, weights, g.coords().cloned())
+}
+
+/// Sorts every adjacency list by target (then weight), keeping all edges.
+pub fn sort_adjacency(g: &Graph) -> Graph {
+    let n = g.num_vertices();
+    let mut targets = Vec::with_capacity(g.num_edges());
+    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
+    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    for u in 0..n as VertexId {
+        list.clear();
+        list.extend(g.weighted_neighbors(u));
+        list.sort_unstable();
+        for &(v, w) in &list {
+            targets.push(v);
+            if let Some(ws) = weights.as_mut() {
+                ws.push(w);
+            }
+        }
+    }
+    assemble(g.offsets().to_vec(), targets, weights, g.coords().cloned())
+}
+
+/// The simple undirected version of `g`: symmetrized, without self loops or
+/// parallel edges (least weight kept), adjacency lists sorted by target.
+pub fn symmetrize_simple(g: &Graph) -> Graph {
+    dedup_edges(&drop_self_loops(&symmetrize(g)))
+}
+
+/// Relabels the vertices: vertex `v` becomes `new_id[v]`, which must be a
+/// permutation of `0..n` (checked; an error names the first bad entry). Each
+/// adjacency list keeps its order; coordinates move with their vertices.
+pub fn permute(g: &Graph, new_id: &[VertexId]) -> crate::Result<Graph> {
+    let n = g.num_vertices();
+    if new_id.len() != n {
+        return Err(crate::GraphError::Invalid(format!(
+            "permutation has {} entries for {n} vertices",
+            new_id.len()
+        )));
+    }
+    let mut old_of_new = vec![VertexId::MAX; n];
+    for (old, &new) in new_id.iter().enumerate() {
+        if new as usize >= n || old_of_new[new as usize] != VertexId::MAX {
+            return Err(crate::GraphError::Invalid(format!(
+                "entry {old} of the permutation ({new}) is out of range or repeated"
+            )));
+        }
+        old_of_new[new as usize] = old as VertexId;
+    }
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::with_capacity(g.num_edges());
+    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
+    for &old in &old_of_new {
+        targets.extend(g.neighbors(old).iter().map(|&v| new_id[v as usize]));
+        if let (Some(ws), Some(w)) = (weights.as_mut(), g.edge_weights(old)) {
+            ws.extend_from_slice(w);
+        }
+        offsets.push(targets.len() as u64);
+    }
+    let coords = g.coords().map(|c| {
+        let x = old_of_new.iter().map(|&o| c.x[o as usize]).collect();
+        let y = old_of_new.iter().map(|&o| c.y[o as usize]).collect();
+        Coordinates::new(c.system, x, y)
+    });
+    Ok(assemble(offsets, targets, weights, coords))
+}
+
+/// The subgraph induced by the vertices with `keep[v]`, renumbered densely in
+/// increasing order of their old ids, and the old id of each new vertex.
+///
+/// # Panics
+/// If `keep.len()` differs from the vertex count (a programming error).
+pub fn induced_subgraph(g: &Graph, keep: &[bool]) -> (Graph, Vec<VertexId>) {
+    let n = g.num_vertices();
+    assert_eq!(keep.len(), n, "keep mask has {} entries for {n} vertices", keep.len());
+    let mut new_id = vec![VertexId::MAX; n];
+    let mut old_ids = Vec::new();
+    for v in 0..n {
+        if keep[v] {
+            new_id[v] = old_ids.len() as VertexId;
+            old_ids.push(v as VertexId);
+        }
+    }
+    let mut offsets = Vec::with_capacity(old_ids.len() + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::new();
+    let mut weights = g.weights().map(|_| Vec::new());
+    for &old in &old_ids {
+        for (v, w) in g.weighted_neighbors(old) {
+            if keep[v as usize] {
+                targets.push(new_id[v as usize]);
+                if let Some(ws) = weights.as_mut() {
+                    ws.push(w);
+                }
+            }
+        }
+        offsets.push(targets.len() as u64);
+    }
+    let coords = g.coords().map(|c| {
+        let x = old_ids.iter().map(|&o| c.x[o as usize]).collect();
+        let y = old_ids.iter().map(|&o| c.y[o as usize]).collect();
+        Coordinates::new(c.system, x, y)
+    });
+    (assemble(offsets, targets, weights, coords), old_ids)
+}
+
+/// Disjoint sets over `0..n` with path halving and union by size.
+pub(crate) struct DisjointSets {
+    parent: Vec<VertexId>,
+    size: Vec<u32>,
+}
+
+impl DisjointSets {
+    /// `n` singleton sets.
+    pub(crate) fn new(n: usize) -> Self {
+        DisjointSets { parent: (0..n as VertexId).collect(), size: vec![1; n] }
+    }
+
+    /// The representative of `v`'s set.
+    pub(crate) fn find(&mut self, mut v: VertexId) -> VertexId {
+        while self.parent[v as usize] != v {
+            let grand = self.parent[self.parent[v as usize] as usize];
+            self.parent[v as usize] = grand;
+            v = grand;
+        }
+        v
+    }
+
+    /// Merges the sets of `a` and `b`; false if they were already one set.
+    pub(crate) fn union(&mut self, a: VertexId, b: VertexId) -> bool {
+        let (mut a, mut b) = (self.find(a), self.find(b));
+        if a == b {
+            return false;
+        }
+        if self.size[a as usize] < self.size[b as usize] {
+            std::mem::swap(&mut a, &mut b);
+        }
+        self.parent[b as usize] = a;
+        self.size[a as usize] += self.size[b as usize];
+        true
+    }
+
+    /// Size of `v`'s set.
+    pub(crate) fn set_size(&mut self, v: VertexId) -> u32 {
+        let r = self.find(v);
+        self.size[r as usize]
+    }
+}
+
+/// Weakly connected component label of every vertex: the smallest vertex id
+/// in its component.
+pub fn weak_component_labels(g: &Graph) -> Vec<VertexId> {
+    let n = g.num_vertices();
+    let mut sets = DisjointSets::new(n);
+    for (u, v, _) in g.edges() {
+        sets.union(u, v);
+    }
+    let mut smallest = vec![VertexId::MAX; n];
+    let mut label = vec![0; n];
+    for v in 0..n as VertexId {
+        let r = sets.find(v) as usize;
+        if smallest[r] == VertexId::MAX {
+            smallest[r] = v;
+        }
+        label[v as usize] = smallest[r];
+    }
+    label
+}
+
+/// The largest weakly connected component (ties: the one holding the
+/// smallest vertex id) as its own graph, with the old id of each vertex.
+pub fn largest_weak_component(g: &Graph) -> (Graph, Vec<VertexId>) {
+    let n = g.num_vertices();
+    let labels = weak_component_labels(g);
+    let mut sizes = vec![0u32; n];
+    for &l in &labels {
+        sizes[l as usize] += 1;
+    }
+    let best = (0..n).max_by_key(|&v| (sizes[v], std::cmp::Reverse(v))).map_or(0, |v| v as VertexId);
+    let keep: Vec<bool> = labels.iter().map(|&l| l == best).collect();
+    induced_subgraph(g, &keep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::EdgeList;
+
+    fn graph(n: usize, edges: &[(u32, u32, u32)]) -> Graph {
+        let mut el = EdgeList::new(n, true);
+        for &(u, v, w) in edges {
+            el.push(u, v, w);
+        }
+        el.into_graph().unwrap()
+    }
+
+    #[test]
+    fn symmetrize_adds_reverse_edges_once() {
+        let g = graph(3, &[(0, 1, 4), (1, 1, 9), (2, 0, 5)]);
+        let s = symmetrize(&g);
+        assert_eq!(
+            s.edges().collect::<Vec<_>>(),
+            vec![(0, 1, 4), (0, 2, 5), (1, 1, 9), (1, 0, 4), (2, 0, 5)]
+        );
+    }
+
+    #[test]
+    fn dedup_keeps_least_weight() {
+        let g = graph(2, &[(0, 1, 7), (0, 1, 3), (0, 0, 1), (0, 1, 5)]);
+        assert_eq!(dedup_edges(&g).edges().collect::<Vec<_>>(), vec![(0, 0, 1), (0, 1, 3)]);
+    }
+
+    #[test]
+    fn disjoint_sets_merge() {
+        let mut d = DisjointSets::new(5);
+        assert!(d.union(0, 1));
+        assert!(d.union(3, 4));
+        assert!(!d.union(1, 0));
+        assert!(d.union(1, 4));
+        assert_eq!(d.set_size(3), 4);
+        assert_eq!(d.set_size(2), 1);
+    }
+}

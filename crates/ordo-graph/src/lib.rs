@@ -10,10 +10,15 @@ pub mod binary;
 pub mod csr;
 pub mod error;
 pub mod gen;
+pub mod load;
 pub mod stats;
+mod read;
 pub mod storage;
 pub mod transform;
+pub mod weights;
+pub mod write;
 
 pub use csr::{CoordSystem, Coordinates, EdgeList, Graph, VertexId, Weight};
 pub use error::{GraphError, Result};
+pub use load::{load, load_bytes, Format, LoadOptions, WeightSpec};
 pub use storage::Buf;

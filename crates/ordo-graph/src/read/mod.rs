@@ -1,0 +1,65 @@
+//! Text readers, one module per file format, all built on the byte scanner in
+//! [`scan`]. Each reader turns the bytes of a whole file into an
+//! [`EdgeList`](crate::EdgeList) (or coordinates), validating as it goes;
+//! [`crate::load`] picks the reader, attaches weights and builds the CSR.
+
+pub(crate) mod coords;
+pub(crate) mod dimacs;
+pub(crate) mod edgelist;
+pub(crate) mod metis;
+pub(crate) mod mtx;
+pub(crate) mod scan;
+
+use std::path::Path;
+
+use crate::error::{GraphError, Result};
+
+/// What a reader needs to know besides the bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct ReadOptions<'a> {
+    /// Store the file's weights. When false they will be replaced, so
+    /// weight fields are only checked to be numbers.
+    pub(crate) keep_weights: bool,
+    /// Edge lists: map arbitrary ids to dense ids in first-seen order.
+    pub(crate) remap_ids: bool,
+    /// Edge lists: whether ids start at 1 (`None`: detect).
+    pub(crate) one_based: Option<bool>,
+    /// `(bytes done, bytes total)` callback.
+    pub(crate) progress: Option<&'a (dyn Fn(u64, u64) + Send + Sync)>,
+}
+
+impl Default for ReadOptions<'_> {
+    fn default() -> Self {
+        ReadOptions { keep_weights: true, remap_ids: false, one_based: None, progress: None }
+    }
+}
+
+/// Largest vertex count a header may announce. Fuzzing builds use a small
+/// cap so that a one-line file announcing four billion isolated vertices does
+/// not exhaust the fuzzer's memory; real runs accept the full `u32` id range.
+#[cfg(fuzzing)]
+pub(crate) const MAX_VERTICES: u64 = 1 << 20;
+/// Largest vertex count a header may announce (the `u32` id range).
+#[cfg(not(fuzzing))]
+pub(crate) const MAX_VERTICES: u64 = u32::MAX as u64;
+
+/// Checks a vertex count announced by a header (or implied by the largest
+/// id) against [`MAX_VERTICES`].
+pub(crate) fn check_vertex_count(path: &Path, line: u64, n: u64) -> Result<usize> {
+    if n > MAX_VERTICES {
+        return Err(GraphError::parse(
+            path,
+            line,
+            format!("{n} vertices exceed the supported maximum {MAX_VERTICES}"),
+        ));
+    }
+    Ok(n as usize)
+}
+
+/// Capacity to reserve for `announced` items of a file of `file_len` bytes:
+/// the announcement, but never more than the file could hold (each item takes
+/// at least `min_bytes` bytes), so that a lying header cannot make us
+/// allocate gigabytes.
+pub(crate) fn reserve_for(announced: u64, file_len: usize, min_bytes: usize) -> usize {
+    announced.min((file_len / min_bytes.max(1) + 1) as u64) as usize
+}

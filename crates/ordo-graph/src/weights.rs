@@ -1,0 +1,181 @@
+//! Attaching edge weights to graphs whose files have none (or replacing the
+//! weights they have): unit weights, seeded uniform random weights, and
+//! weights from the Euclidean (planar) or great-circle (longitude/latitude)
+//! length of the edge.
+//!
+//! Every rule here is a function of the *unordered* pair `{u, v}` (and the
+//! seed), so both directions of an undirected edge always get the same
+//! weight, whatever order the file lists them in and whether the graph was
+//! symmetrized before or after. Uniform weights: a `Xoshiro256PlusPlus`
+//! seeded from `seed` mixed with the pair draws one value in `lo..=hi`.
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::csr::{CoordSystem, Coordinates, Graph, VertexId, Weight};
+use crate::error::{GraphError, Result};
+use crate::load::WeightSpec;
+
+/// Mean Earth radius in metres (IUGG), for great-circle lengths.
+pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
+
+/// Applies `spec` to `graph`: `Keep` leaves it as it is; every other rule
+/// replaces the weights (or adds them when the graph has none).
+///
+/// Errors when `lo > hi` for uniform weights, or when Euclidean weights are
+/// asked for a graph without coordinates.
+pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
+    let weights: Vec<Weight> = match *spec {
+        WeightSpec::Keep => return Ok(()),
+        WeightSpec::Unit => vec![1; graph.num_edges()],
+        WeightSpec::Uniform { lo, hi, seed } => {
+            if lo > hi {
+                return Err(GraphError::Invalid(format!("uniform weights need lo <= hi, got {lo}..{hi}")));
+            }
+            per_edge(graph, |u, v| uniform_pair_weight(seed, lo, hi, u, v))
+        }
+        WeightSpec::Euclidean | WeightSpec::EuclideanCeil => {
+            let Some(coords) = graph.coords() else {
+                return Err(GraphError::Invalid(
+                    "Euclidean weights need vertex coordinates (a .co or .xyz file)".into(),
+                ));
+            };
+            let rounding =
+                if matches!(spec, WeightSpec::EuclideanCeil) { Rounding::Ceil } else { Rounding::Nearest };
+            per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))
+        }
+    };
+    graph.set_weights(weights)
+}
+
+/// One weight per edge in CSR order from `f(source, target)`.
+fn per_edge(graph: &Graph, mut f: impl FnMut(VertexId, VertexId) -> Weight) -> Vec<Weight> {
+    let mut out = Vec::with_capacity(graph.num_edges());
+    for u in 0..graph.num_vertices() as VertexId {
+        for &v in graph.neighbors(u) {
+            out.push(f(u, v));
+        }
+    }
+    out
+}
+
+/// The uniform random weight in `lo..=hi` of the edge `{u, v}` for `seed`
+/// (symmetric in `u` and `v`).
+pub fn uniform_pair_weight(seed: u64, lo: Weight, hi: Weight, u: VertexId, v: VertexId) -> Weight {
+    let (a, b) = if u <= v { (u, v) } else { (v, u) };
+    let key = splitmix64(splitmix64(seed) ^ (((a as u64) << 32) | b as u64));
+    Xoshiro256PlusPlus::seed_from_u64(key).random_range(lo..=hi)
+}
+
+/// SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective mixer.
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// How a length becomes an integer weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// Round to the nearest integer (halves away from zero).
+    Nearest,
+    /// Round up: the DIMACS-10 convention behind the checked facts of the
+    /// shared Luxembourg data ("max(1, ceil(Euclidean length))").
+    Ceil,
+}
+
+/// The length-based weight of the edge `{u, v}`: `max(1, rounded length)`,
+/// clamped to `u32::MAX`. Planar coordinates give the Euclidean distance in
+/// their own units; longitude/latitude in micro-degrees give the
+/// great-circle (haversine) distance in metres.
+pub fn euclidean_weight(coords: &Coordinates, u: VertexId, v: VertexId, rounding: Rounding) -> Weight {
+    let (u, v) = (u as usize, v as usize);
+    let len = match coords.system {
+        CoordSystem::Planar => (coords.x[u] - coords.x[v]).hypot(coords.y[u] - coords.y[v]),
+        CoordSystem::LonLatMicroDegrees => haversine_m(coords.x[u], coords.y[u], coords.x[v], coords.y[v]),
+    };
+    let r = match rounding {
+        Rounding::Nearest => len.round(),
+        Rounding::Ceil => len.ceil(),
+    };
+    // `as` saturates: NaN -> 0, huge -> u32::MAX.
+    (r as Weight).max(1)
+}
+
+/// Great-circle distance in metres between two points given as longitude and
+/// latitude in millionths of a degree.
+pub fn haversine_m(lon1: f64, lat1: f64, lon2: f64, lat2: f64) -> f64 {
+    let to_rad = |micro: f64| (micro * 1e-6).to_radians();
+    let (phi1, phi2) = (to_rad(lat1), to_rad(lat2));
+    let dphi = phi2 - phi1;
+    let dlambda = to_rad(lon2) - to_rad(lon1);
+    let h = (dphi / 2.0).sin().powi(2) + phi1.cos() * phi2.cos() * (dlambda / 2.0).sin().powi(2);
+    2.0 * EARTH_RADIUS_M * h.sqrt().min(1.0).asin()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::EdgeList;
+
+    fn triangle() -> Graph {
+        let mut el = EdgeList::new(3, false);
+        for (u, v) in [(0, 1), (1, 0), (1, 2), (2, 1), (0, 2)] {
+            el.push(u, v, 0);
+        }
+        el.coords = Some(Coordinates::new(CoordSystem::Planar, vec![0.0, 3.0, 3.0], vec![0.0, 4.0, 4.5]));
+        el.into_graph().unwrap()
+    }
+
+    #[test]
+    fn uniform_is_symmetric_seeded_and_in_range() {
+        let mut g = triangle();
+        apply(&mut g, &WeightSpec::Uniform { lo: 10, hi: 20, seed: 7 }).unwrap();
+        let w: Vec<_> = g.edges().collect();
+        assert!(w.iter().all(|&(_, _, w)| (10..=20).contains(&w)));
+        let get = |u, v| w.iter().find(|e| e.0 == u && e.1 == v).unwrap().2;
+        assert_eq!(get(0, 1), get(1, 0));
+        assert_eq!(get(1, 2), get(2, 1));
+        let mut again = triangle();
+        apply(&mut again, &WeightSpec::Uniform { lo: 10, hi: 20, seed: 7 }).unwrap();
+        assert_eq!(g, again);
+        // Over many pairs, every value of a small range appears and another seed differs.
+        let values: std::collections::HashSet<_> =
+            (0..1000).map(|i| uniform_pair_weight(1, 1, 4, i, i + 1)).collect();
+        assert_eq!(values.len(), 4);
+        assert!(
+            (0..100).any(|i| uniform_pair_weight(1, 0, 1000, i, 0) != uniform_pair_weight(2, 0, 1000, i, 0))
+        );
+        assert!(apply(&mut g, &WeightSpec::Uniform { lo: 5, hi: 4, seed: 0 }).is_err());
+    }
+
+    #[test]
+    fn euclidean_rounds_and_has_minimum_one() {
+        let mut g = triangle();
+        apply(&mut g, &WeightSpec::Euclidean).unwrap();
+        // |01| = 5, |12| = 0.5 -> round 1 (halves away from zero), |02| = sqrt(9 + 20.25) = 5.408
+        assert_eq!(
+            g.edges().collect::<Vec<_>>(),
+            vec![(0, 1, 5), (0, 2, 5), (1, 0, 5), (1, 2, 1), (2, 1, 1)]
+        );
+        apply(&mut g, &WeightSpec::EuclideanCeil).unwrap();
+        assert_eq!(g.weights().unwrap(), &[5, 6, 5, 1, 1]);
+        let mut bare = EdgeList::new(2, false);
+        bare.push(0, 1, 0);
+        let mut bare = bare.into_graph().unwrap();
+        assert!(apply(&mut bare, &WeightSpec::Euclidean).is_err());
+        apply(&mut bare, &WeightSpec::Unit).unwrap();
+        assert_eq!(bare.weights().unwrap(), &[1]);
+    }
+
+    #[test]
+    fn haversine_matches_known_distance() {
+        // One degree of latitude along a meridian: R * pi / 180.
+        let d = haversine_m(0.0, 0.0, 0.0, 1e6);
+        assert!((d - EARTH_RADIUS_M * std::f64::consts::PI / 180.0).abs() < 1e-6);
+        // Paris (2.3522E, 48.8566N) to London (0.1276W, 51.5072N): about 343.5 km.
+        let d = haversine_m(2.3522e6, 48.8566e6, -0.1276e6, 51.5072e6);
+        assert!((d - 343_500.0).abs() < 1_500.0, "{d}");
+    }
+}

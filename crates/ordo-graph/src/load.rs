@@ -203,9 +203,11 @@ pub struct LoadOptions {
     pub coords: Option<PathBuf>,
     /// Edge lists: map arbitrary ids to dense `0..n` in first-seen order.
     pub remap_ids: bool,
-    /// Edge lists: whether ids start at 1. `None` detects: SNAP files are
-    /// 0-based; a plain edge list is 1-based exactly when its smallest id is
-    /// 1. DIMACS, METIS and Matrix Market are 1-based by definition.
+    /// Edge lists: whether ids start at 1. `None` detects: SNAP files, and
+    /// plain edge lists with a SNAP `# Nodes: N` comment (as ordo writes
+    /// them), are 0-based; any other plain edge list is 1-based exactly when
+    /// its smallest id is 1. DIMACS, METIS and Matrix Market are 1-based by
+    /// definition.
     pub one_based: Option<bool>,
     /// Add the reverse of every edge, then drop parallel edges (keeping the
     /// least weight); self loops stay once. Adjacency lists end up sorted.

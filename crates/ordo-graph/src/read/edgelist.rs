@@ -4,9 +4,9 @@
 //! flavours accept the same syntax (an optional third weight column, the
 //! same number of fields on every line); they differ in the default base.
 //!
-//! Base detection (`one_based: None`): a SNAP file is 0-based; a plain edge
-//! list is 1-based exactly when its smallest id is 1 (so no id 0 appears),
-//! otherwise 0-based. Without remapping, the vertex count is the largest id
+//! Base detection (`one_based: None`): a SNAP file is 0-based; so is a plain
+//! edge list with a SNAP `# Nodes: N` comment; otherwise a plain edge list is
+//! 1-based exactly when its smallest id is 1 (so no id 0 appears). Without remapping, the vertex count is the largest id
 //! plus one (0-based) or the largest id (1-based), raised to the `Nodes: N`
 //! of a SNAP-style `# Nodes: N Edges: M` comment when that is larger (the
 //! edge-list writer records it, so isolated vertices survive a round trip).
@@ -124,7 +124,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
         let one_based = match (opts.one_based, flavor) {
             (Some(b), _) => b,
             (None, Flavor::Snap) => false,
-            (None, Flavor::Plain) => min_id == 1,
+            (None, Flavor::Plain) => nodes_hint.is_none() && min_id == 1,
         };
         let mut n = if src.is_empty() {
             0

@@ -20,6 +20,7 @@ pub mod chunk;
 pub mod fifo;
 pub mod lifo;
 pub mod obim;
+pub mod pmod;
 pub mod spec;
 pub mod strict;
 pub mod sync;

@@ -188,6 +188,7 @@ macro_rules! schedulers {
 use crate::fifo::{ChunkedConfig, Fifo};
 use crate::lifo::Lifo;
 use crate::obim::{Obim, ObimConfig};
+use crate::pmod::{Pmod, PmodConfig};
 use crate::strict::{self, Strict};
 schedulers! {
     /// One locked binary heap: exact order.
@@ -198,6 +199,8 @@ schedulers! {
     Lifo => "lifo", Lifo, ChunkedConfig;
     /// A bag per priority `p >> delta` (Galois obim, PMOD paper §2.2).
     Obim => "obim", Obim, ObimConfig;
+    /// obim with adaptive priority merging (PMOD paper §4).
+    Pmod => "pmod", Pmod, PmodConfig;
 }
 
 impl fmt::Display for SchedulerSpec {

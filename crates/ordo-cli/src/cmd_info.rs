@@ -1,9 +1,146 @@
-//! `ordo info` (being written).
+//! `ordo info FILE | --gen SPEC`: describe a graph — counts, out-degree
+//! distribution, weights (range, distinct values), coordinates, symmetry,
+//! reachability from a source, weakly connected components, load time.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use ordo_graph::stats::{self, GraphStats};
+use ordo_graph::{CoordSystem, Graph};
+use serde_json::{json, Value};
+
+use crate::input::{load_input, InputArgs};
+use crate::progress::Progress;
 
 /// Arguments of `ordo info`.
 #[derive(clap::Args)]
-pub(crate) struct InfoArgs {}
+pub(crate) struct InfoArgs {
+    /// Graph file (same as --graph).
+    #[arg(value_name = "FILE", conflicts_with_all = ["graph", "gen"])]
+    file: Option<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Source vertex (0-based id) for the reachability summary.
+    #[arg(long, default_value_t = 0)]
+    source: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
 
-pub(crate) fn run(_args: InfoArgs, _threads: usize) -> anyhow::Result<()> {
-    anyhow::bail!("`ordo info` is not available yet")
+/// Everything `ordo info` reports, as one JSON object (the text output prints
+/// the same fields).
+fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<Value> {
+    let t = Instant::now();
+    let GraphStats { n, m, degree, self_loops, weights, has_coords } = stats::graph_stats(g);
+    let reach = stats::reachable_from(g, source).ok_or_else(|| {
+        anyhow::anyhow!("--source {source} is not a vertex (the graph has {n} vertices, ids 0..{n})")
+    })?;
+    let components = stats::weak_components(g);
+    let symmetric = stats::is_symmetric(g);
+    let stats_s = t.elapsed().as_secs_f64();
+    let pct = |x: u64| if n == 0 { 0.0 } else { 100.0 * x as f64 / n as f64 };
+    Ok(json!({
+        "graph": name,
+        "n": n,
+        "m": m,
+        "degree": degree.map(|d| json!({
+            "min": d.min, "max": d.max, "avg": d.avg, "p50": d.p50, "p90": d.p90, "p99": d.p99,
+            "zero_out_degree": d.zero_degree,
+        })),
+        "self_loops": self_loops,
+        "weighted": g.is_weighted(),
+        "weights": weights.map(|w| json!({
+            "min": w.min, "max": w.max, "distinct": w.distinct,
+            "avg": if m == 0 { 0.0 } else { w.sum as f64 / m as f64 },
+        })),
+        "coords": has_coords.then(|| match g.coords().map(|c| c.system) {
+            Some(CoordSystem::LonLatMicroDegrees) => "lonlat",
+            _ => "planar",
+        }),
+        "symmetric": symmetric,
+        "reach": {
+            "source": source, "reached": reach.reached, "reached_pct": pct(reach.reached),
+            "bfs_depth": reach.max_level,
+        },
+        "weak_components": {
+            "count": components.count, "largest": components.largest, "largest_pct": pct(components.largest),
+        },
+        "memory_bytes": g.memory_bytes(),
+        "load_s": load_s,
+        "stats_s": stats_s,
+    }))
+}
+
+fn print_text(v: &Value) {
+    let s = |k: &str| v[k].to_string();
+    println!("graph       {}", v["graph"].as_str().unwrap_or(""));
+    println!("vertices    {}", s("n"));
+    println!("edges       {} (directed)", s("m"));
+    if let Some(d) = v["degree"].as_object() {
+        println!(
+            "out-degree  min {}, avg {:.3}, p50 {}, p90 {}, p99 {}, max {}; {} vertices without out-edges",
+            d["min"],
+            d["avg"].as_f64().unwrap_or(0.0),
+            d["p50"],
+            d["p90"],
+            d["p99"],
+            d["max"],
+            d["zero_out_degree"]
+        );
+    }
+    println!("self loops  {}", s("self_loops"));
+    match v["weights"].as_object() {
+        Some(w) => println!(
+            "weights     min {}, max {}, avg {:.1}, {} distinct values",
+            w["min"],
+            w["max"],
+            w["avg"].as_f64().unwrap_or(0.0),
+            w["distinct"]
+        ),
+        None if v["weighted"].as_bool() == Some(true) => println!("weights     (no edges)"),
+        None => println!("weights     none (unweighted)"),
+    }
+    println!("coords      {}", v["coords"].as_str().unwrap_or("none"));
+    println!("symmetric   {}", if v["symmetric"].as_bool() == Some(true) { "yes" } else { "no" });
+    let r = &v["reach"];
+    println!(
+        "reach       from {}: {} vertices ({:.2}%), BFS depth {}",
+        r["source"],
+        r["reached"],
+        r["reached_pct"].as_f64().unwrap_or(0.0),
+        r["bfs_depth"]
+    );
+    let c = &v["weak_components"];
+    println!(
+        "components  {} weakly connected, largest {} vertices ({:.2}%)",
+        c["count"],
+        c["largest"],
+        c["largest_pct"].as_f64().unwrap_or(0.0)
+    );
+    println!("memory      {:.1} MB (CSR arrays)", v["memory_bytes"].as_f64().unwrap_or(0.0) / 1e6);
+    println!(
+        "time        load {:.3} s, statistics {:.3} s",
+        v["load_s"].as_f64().unwrap_or(0.0),
+        v["stats_s"].as_f64().unwrap_or(0.0)
+    );
+}
+
+pub(crate) fn run(args: InfoArgs, threads: usize) -> anyhow::Result<()> {
+    let mut input = args.input;
+    if let Some(f) = args.file {
+        input.graph = Some(f);
+    }
+    let t = Instant::now();
+    let graph = load_input(&input, threads)?;
+    let load_s = t.elapsed().as_secs_f64();
+    let progress = Progress::spinner("computing statistics");
+    let v = describe(&input.describe(), &graph, load_s, args.source)?;
+    progress.finish();
+    if args.json {
+        println!("{v}");
+    } else {
+        print_text(&v);
+    }
+    Ok(())
 }

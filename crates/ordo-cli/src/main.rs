@@ -9,6 +9,8 @@ mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
+mod input;
+mod progress;
 
 /// ordo: priority-scheduled irregular graph algorithms.
 #[derive(Parser)]

@@ -1,0 +1,110 @@
+//! The shared "get me a graph" helper of every `ordo` command: `--graph FILE`
+//! or `--gen SPEC`, plus the load options (weights, symmetrization,
+//! coordinates, id remapping, format), with progress for slow loads.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use ordo_graph::gen::GenSpec;
+use ordo_graph::{Format, Graph, LoadOptions, WeightSpec};
+
+use crate::progress::Progress;
+
+/// Options that say how to read and post-process a graph (shared by
+/// `--graph`, `--gen` and `ordo convert`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub(crate) struct LoadArgs {
+    /// Edge weights: keep | unit | uniform:LO..HI[:seed=S] | euclid | euclid-ceil
+    /// (all but keep replace existing weights; uniform gives both directions
+    /// of an edge the same weight; euclid needs coordinates).
+    #[arg(long, value_name = "RULE", default_value = "keep")]
+    pub(crate) weights: WeightSpec,
+    /// Add the reverse of every edge and drop parallel edges (least weight kept).
+    #[arg(long)]
+    pub(crate) symmetrize: bool,
+    /// Coordinate file (.co or .xyz); default: the sibling .co / .xyz if present.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) coords: Option<PathBuf>,
+    /// Edge lists: map arbitrary vertex ids to dense 0..n in first-seen order.
+    #[arg(long)]
+    pub(crate) remap: bool,
+    /// Input format (gr, snap, edges, mtx, metis, ordo); default: detected
+    /// from the content, then the extension.
+    #[arg(long, value_name = "FORMAT")]
+    pub(crate) format: Option<Format>,
+}
+
+/// Where the graph comes from: a file or a generator, plus load options.
+/// Flattened into every command that works on a graph.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub(crate) struct InputArgs {
+    /// Graph file (DIMACS .gr, SNAP, edge list, Matrix Market, METIS, .ordo;
+    /// .gz read transparently).
+    #[arg(long, value_name = "FILE", conflicts_with = "gen")]
+    pub(crate) graph: Option<PathBuf>,
+    /// Generate the graph instead, e.g. road:n=1000000, kron:scale=20,
+    /// grid:w=1000,h=1000 (see `ordo gen --help`).
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) gen: Option<String>,
+    #[command(flatten)]
+    pub(crate) load: LoadArgs,
+}
+
+impl InputArgs {
+    /// A short name of the input for reports: the file path or the
+    /// canonical generator spec.
+    pub(crate) fn describe(&self) -> String {
+        match (&self.graph, &self.gen) {
+            (Some(p), _) => p.display().to_string(),
+            (None, Some(s)) => s.parse::<GenSpec>().map_or_else(|_| s.clone(), |g| g.to_string()),
+            (None, None) => "(no input)".into(),
+        }
+    }
+}
+
+/// Loads the graph named by `args` (`--graph FILE` or `--gen SPEC`), applies
+/// the load options and returns it. Generation uses `threads` threads (the
+/// graph does not depend on the count). Slow loads show progress on stderr.
+pub(crate) fn load_input(args: &InputArgs, threads: usize) -> anyhow::Result<Graph> {
+    match (&args.graph, &args.gen) {
+        (Some(path), None) => load_file(path, &args.load),
+        (None, Some(spec)) => generate(spec, &args.load, threads),
+        (Some(_), Some(_)) => anyhow::bail!("give either --graph FILE or --gen SPEC, not both"),
+        (None, None) => anyhow::bail!("no input graph: give --graph FILE or --gen SPEC"),
+    }
+}
+
+/// Loads a graph file with the load options.
+pub(crate) fn load_file(path: &Path, load: &LoadArgs) -> anyhow::Result<Graph> {
+    let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let progress = Progress::bytes(format!("loading {}", path.display()), total);
+    let opts = LoadOptions {
+        format: load.format,
+        weights: load.weights,
+        coords: load.coords.clone(),
+        remap_ids: load.remap,
+        one_based: None,
+        symmetrize: load.symmetrize,
+        progress: Some(progress.callback()),
+    };
+    let graph = ordo_graph::load(path, &opts)?;
+    progress.finish();
+    Ok(graph)
+}
+
+/// Generates a graph from `spec`, then applies the weight and symmetrize
+/// options (file-only options are rejected).
+pub(crate) fn generate(spec: &str, load: &LoadArgs, threads: usize) -> anyhow::Result<Graph> {
+    anyhow::ensure!(load.coords.is_none(), "--coords applies to --graph files, not to --gen");
+    anyhow::ensure!(!load.remap, "--remap applies to --graph edge lists, not to --gen");
+    anyhow::ensure!(load.format.is_none(), "--format applies to --graph files, not to --gen");
+    let spec: GenSpec = spec.parse()?;
+    let progress = Progress::spinner(format!("generating {spec}"));
+    let mut graph = spec.generate_with_threads(threads)?;
+    if load.symmetrize {
+        graph = ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&graph));
+    }
+    ordo_graph::weights::apply(&mut graph, &load.weights).with_context(|| format!("weights for {spec}"))?;
+    progress.finish();
+    Ok(graph)
+}

@@ -1,0 +1,91 @@
+//! Progress display for long loads and generation: a spinner or byte bar on
+//! stderr that appears only once the work has taken more than a second (and
+//! only when stderr is a terminal), so quick commands and scripts see nothing.
+
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How long work runs before its progress is shown.
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// A progress indicator that shows itself after [`SHOW_AFTER`]; dropping it
+/// (or [`Progress::finish`]) removes it from the terminal.
+pub(crate) struct Progress {
+    bar: ProgressBar,
+    stop: Option<mpsc::Sender<()>>,
+    waiter: Option<JoinHandle<()>>,
+}
+
+impl Progress {
+    /// A spinner with a message, for work of unknown length.
+    pub(crate) fn spinner(msg: impl Into<String>) -> Progress {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(msg.into());
+        Progress::start(bar)
+    }
+
+    /// A bar over `total` bytes, for reading a file.
+    pub(crate) fn bytes(msg: impl Into<String>, total: u64) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_message(msg.into());
+        Progress::start(bar)
+    }
+
+    fn start(bar: ProgressBar) -> Progress {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let shown = bar.clone();
+        let waiter = std::thread::spawn(move || {
+            if let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(SHOW_AFTER) {
+                shown.set_draw_target(ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(Duration::from_millis(120));
+            }
+        });
+        Progress { bar, stop: Some(stop), waiter: Some(waiter) }
+    }
+
+    /// A `(done, total)` callback for [`ordo_graph::LoadOptions::progress`].
+    pub(crate) fn callback(&self) -> Arc<dyn Fn(u64, u64) + Send + Sync> {
+        let bar = self.bar.clone();
+        Arc::new(move |done, total| {
+            if bar.length() != Some(total) {
+                bar.set_length(total);
+            }
+            bar.set_position(done);
+        })
+    }
+
+    /// Removes the indicator.
+    pub(crate) fn finish(mut self) {
+        self.stop_now();
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            // The waiter may already have shown the bar and exited.
+            let _ = stop.send(());
+        }
+        if let Some(w) = self.waiter.take() {
+            let _ = w.join();
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}

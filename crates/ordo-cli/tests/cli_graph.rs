@@ -1,0 +1,164 @@
+//! `ordo gen`, `ordo convert` and `ordo info` end to end: generated counts
+//! reach `info`, conversions round-trip exactly, bad files and bad specs
+//! exit non-zero with one line naming the problem.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn ordo() -> Command {
+    Command::cargo_bin("ordo").unwrap()
+}
+
+/// Runs `ordo ARGS` (which must include `--json`), expecting success and
+/// exactly one JSON object on stdout.
+fn json(args: &[&str]) -> Value {
+    let out = ordo().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "ordo {args:?} failed: {stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.trim().lines().count(), 1, "--json prints exactly one line: {stdout}");
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+/// Runs `ordo ARGS` expecting failure with one stderr line; returns it.
+fn fails(args: &[&str]) -> String {
+    let out = ordo().args(args).output().unwrap();
+    assert!(!out.status.success(), "ordo {args:?} should fail");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one error line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn gen_then_info_reports_the_same_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("road.ordo");
+    let g = json(&["gen", "road:n=5000,seed=4", "-o", s(&file), "--json"]);
+    assert_eq!(g["n"], 5000);
+    assert_eq!(g["format"], "ordo");
+    assert_eq!(g["bytes"].as_u64().unwrap(), std::fs::metadata(&file).unwrap().len());
+    let m = g["m"].as_u64().unwrap();
+    assert!((12_000..=14_000).contains(&m), "average degree about 2.6: m = {m}");
+
+    let info = json(&["info", s(&file), "--json"]);
+    assert_eq!(info["n"], 5000);
+    assert_eq!(info["m"], m);
+    assert_eq!(info["symmetric"], true);
+    assert_eq!(info["coords"], "planar");
+    assert_eq!(info["self_loops"], 0);
+    assert_eq!(info["reach"]["reached"], 5000, "road graphs are connected");
+    assert_eq!(info["weak_components"]["count"], 1);
+    assert!(info["weights"]["distinct"].as_u64().unwrap() > 1000);
+
+    // The same graph generated in memory gives the same statistics.
+    let direct = json(&["info", "--gen", "road:n=5000,seed=4", "--json", "--threads", "1"]);
+    for key in ["n", "m", "degree", "weights", "reach", "weak_components", "symmetric"] {
+        assert_eq!(direct[key], info[key], "{key}");
+    }
+}
+
+#[test]
+fn info_of_generated_kron_and_grid() {
+    let k = json(&["info", "--gen", "kron:scale=10,ef=8", "--json"]);
+    assert_eq!(k["n"], 1024);
+    assert_eq!(k["symmetric"], true);
+    assert_eq!(k["self_loops"], 0);
+    assert!(k["weights"]["max"].as_u64().unwrap() <= 255);
+
+    let g = json(&["info", "--gen", "grid:w=20,h=10", "--source", "199", "--json"]);
+    assert_eq!(g["m"], 2 * (2 * 200 - 20 - 10));
+    assert_eq!(g["reach"]["source"], 199);
+    assert_eq!(g["reach"]["bfs_depth"], 19 + 9, "corner to corner of a 20x10 grid");
+    assert_eq!(g["degree"]["min"], 2);
+    assert_eq!(g["degree"]["max"], 4);
+
+    let u = json(&["info", "--gen", "grid:w=5,h=5", "--weights", "unit", "--json"]);
+    assert_eq!(u["weights"]["distinct"], 1);
+    assert_eq!(u["weights"]["max"], 1);
+}
+
+#[test]
+fn convert_round_trips_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.ordo");
+    let gr = dir.path().join("a.gr");
+    let b = dir.path().join("b.ordo");
+    let mtx = dir.path().join("a.mtx");
+    let c = dir.path().join("c.ordo");
+    json(&["gen", "rmat:scale=9,ef=8,seed=3", "-o", s(&a), "--json"]);
+    let conv = json(&["convert", s(&a), s(&gr), "--json"]);
+    assert_eq!(conv["format"], "gr");
+    json(&["convert", s(&gr), s(&b), "--json"]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), ".ordo -> .gr -> .ordo is exact");
+    json(&["convert", s(&b), s(&mtx), "--json"]);
+    json(&["convert", s(&mtx), s(&c), "--json"]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap(), ".ordo -> .mtx -> .ordo is exact");
+
+    // A text-only name with an explicit --to.
+    let d = dir.path().join("d.bin");
+    json(&["convert", s(&gr), s(&d), "--to", "ordo", "--json"]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&d).unwrap());
+
+    // Load options apply during conversion.
+    let sym = dir.path().join("sym.ordo");
+    json(&["convert", s(&a), s(&sym), "--symmetrize", "--json"]);
+    assert_eq!(json(&["info", s(&sym), "--json"])["symmetric"], true);
+    assert_eq!(json(&["info", s(&a), "--json"])["symmetric"], false);
+}
+
+#[test]
+fn bad_files_fail_with_one_line_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.ordo");
+    json(&["gen", "grid:w=30,h=30", "-o", s(&good), "--json"]);
+    let bytes = std::fs::read(&good).unwrap();
+
+    let cut = dir.path().join("cut.ordo");
+    std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let e = fails(&["info", s(&cut)]);
+    assert!(e.contains(&format!("{}: byte {}", cut.display(), bytes.len() - 100)), "{e}");
+    assert!(e.contains("truncated"), "{e}");
+
+    let flipped = dir.path().join("flipped.ordo");
+    let mut b = bytes.clone();
+    let mid = b.len() / 2;
+    b[mid] ^= 0x10;
+    std::fs::write(&flipped, &b).unwrap();
+    let e = fails(&["info", s(&flipped)]);
+    assert!(e.contains(s(&flipped)) && e.contains("checksum mismatch"), "{e}");
+
+    let empty = dir.path().join("empty.ordo");
+    std::fs::write(&empty, b"").unwrap();
+    let e = fails(&["info", s(&empty)]);
+    assert!(e.contains(s(&empty)), "{e}");
+
+    let missing = dir.path().join("missing.ordo");
+    let e = fails(&["convert", s(&missing), s(&good)]);
+    assert!(e.contains(s(&missing)), "{e}");
+}
+
+#[test]
+fn bad_specs_and_options_fail_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.ordo");
+    let e = fails(&["gen", "road:n=0", "-o", s(&out)]);
+    assert!(e.contains("n=0"), "{e}");
+    let e = fails(&["gen", "road:n=10,bogus=1", "-o", s(&out)]);
+    assert!(e.contains("unknown parameter `bogus`"), "{e}");
+    let e = fails(&["gen", "road:n=10", "-o", s(&dir.path().join("x.unknown"))]);
+    assert!(e.contains("cannot tell the output format"), "{e}");
+    let e = fails(&["info", "--gen", "road:n=10", "--source", "10"]);
+    assert!(e.contains("--source 10 is not a vertex"), "{e}");
+    let e = fails(&["info", "--gen", "grid:w=3,h=3", "--coords", "x.co"]);
+    assert!(e.contains("--coords applies to --graph"), "{e}");
+    let e = fails(&["info"]);
+    assert!(e.contains("no input graph"), "{e}");
+    assert!(!out.exists(), "failed generation must not leave a file");
+}

@@ -313,10 +313,15 @@ impl EdgeList {
     /// writing a graph out in CSR order and reading it back gives the same
     /// graph.
     ///
-    /// Peak memory is the edge list plus the CSR; the edge arrays are freed
-    /// as soon as they have been scattered.
+    /// Memory: the sort works in place. The source array is overwritten with
+    /// each edge's CSR slot, the targets (and weights) are permuted into
+    /// place by following the cycles of that permutation, and the offset
+    /// array doubles as the scatter cursor. Peak memory is the edge list
+    /// plus the offsets: at most twice the final CSR for unweighted graphs,
+    /// 1.5 times for weighted ones. An input already sorted by source moves
+    /// nothing. (More than 2^32 edges fall back to an out-of-place scatter.)
     pub fn into_graph(self) -> Result<Graph> {
-        let EdgeList { num_vertices: n, src, dst, weights, coords } = self;
+        let EdgeList { num_vertices: n, mut src, mut dst, mut weights, coords } = self;
         if n > u32::MAX as usize {
             return Err(GraphError::Invalid(format!("{n} vertices exceed the u32 id range")));
         }
@@ -328,6 +333,9 @@ impl EdgeList {
         if src.len() != dst.len() {
             return Err(GraphError::Invalid(format!("{} sources for {} targets", src.len(), dst.len())));
         }
+        let m = src.len();
+        // offsets[u + 1] = out-degree of u, then the exclusive prefix sum in
+        // offsets[0..n] (offsets[u] = first slot of u).
         let mut offsets = vec![0u64; n + 1];
         for &u in &src {
             if u as usize >= n {
@@ -335,16 +343,59 @@ impl EdgeList {
             }
             offsets[u as usize + 1] += 1;
         }
+        if let Some(&v) = dst.iter().find(|&&v| v as usize >= n) {
+            return Err(GraphError::Invalid(format!("edge target {v} out of range 0..{n}")));
+        }
         for i in 0..n {
             offsets[i + 1] += offsets[i];
         }
+        if m > u32::MAX as usize {
+            return Self::scatter_out_of_place(offsets, src, dst, weights, coords);
+        }
+        // src[i] := CSR slot of edge i, using offsets[u] as u's cursor; the
+        // cursors end at the next vertex's start, so shift them back after.
+        let mut sorted = true;
+        for (i, u) in src.iter_mut().enumerate() {
+            let cursor = &mut offsets[*u as usize];
+            *u = *cursor as u32;
+            sorted &= *cursor as usize == i;
+            *cursor += 1;
+        }
+        offsets.copy_within(0..n, 1);
+        offsets[0] = 0;
+        if !sorted {
+            // Apply the permutation "edge i goes to slot src[i]" in place:
+            // each swap puts one edge into its final slot.
+            let slot = &mut src;
+            for i in 0..m {
+                while slot[i] as usize != i {
+                    let j = slot[i] as usize;
+                    dst.swap(i, j);
+                    if let Some(w) = &mut weights {
+                        w.swap(i, j);
+                    }
+                    slot.swap(i, j);
+                }
+            }
+        }
+        drop(src);
+        Graph::from_parts(offsets.into(), dst.into(), weights.map(Into::into), coords)
+    }
+
+    /// The stable scatter of [`EdgeList::into_graph`] into fresh arrays, for
+    /// edge lists too long for `u32` slot numbers.
+    fn scatter_out_of_place(
+        offsets: Vec<u64>,
+        src: Vec<VertexId>,
+        dst: Vec<VertexId>,
+        weights: Option<Vec<Weight>>,
+        coords: Option<Coordinates>,
+    ) -> Result<Graph> {
+        let n = offsets.len() - 1;
         let m = src.len();
         let mut cursor: Vec<u64> = offsets[..n].to_vec();
         let mut targets = vec![0u32; m];
         for (&u, &v) in src.iter().zip(&dst) {
-            if v as usize >= n {
-                return Err(GraphError::Invalid(format!("edge target {v} out of range 0..{n}")));
-            }
             let slot = &mut cursor[u as usize];
             targets[*slot as usize] = v;
             *slot += 1;
@@ -382,6 +433,34 @@ mod tests {
         assert_eq!(g.neighbors(0), &[1, 2]);
         assert_eq!(g.edge_weights(2), Some(&[7u32, 8][..]));
         assert_eq!(g.edges().collect::<Vec<_>>(), vec![(0, 1, 5), (0, 2, 6), (2, 0, 7), (2, 1, 8)]);
+    }
+
+    #[test]
+    fn in_place_sort_matches_a_stable_reference() {
+        // A deterministic pseudo-random multigraph with loops and repeats.
+        let n = 37u32;
+        let mut el = EdgeList::new(n as usize, true);
+        let mut x = 12345u64;
+        for i in 0..2000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            el.push((x >> 33) as u32 % n, (x >> 17) as u32 % n, i);
+        }
+        let mut reference: Vec<(u32, u32, u32)> = el
+            .src
+            .iter()
+            .zip(&el.dst)
+            .zip(el.weights.as_ref().unwrap())
+            .map(|((&u, &v), &w)| (u, v, w))
+            .collect();
+        reference.sort_by_key(|e| e.0); // stable
+        let unweighted = EdgeList { weights: None, ..el.clone() }.into_graph().unwrap();
+        let g = el.into_graph().unwrap();
+        assert_eq!(g.edges().collect::<Vec<_>>(), reference);
+        assert_eq!(unweighted.targets(), g.targets());
+        assert_eq!(unweighted.offsets(), g.offsets());
+        for u in 0..n {
+            assert_eq!(g.degree(u), reference.iter().filter(|e| e.0 == u).count());
+        }
     }
 
     #[test]

@@ -230,6 +230,10 @@ impl fmt::Debug for LoadOptions {
     }
 }
 
+/// Pages of a mapped file are released in multiples of this (a multiple of
+/// every page size in use).
+const RELEASE_GRANULE: usize = 1 << 21;
+
 /// The first two bytes of every gzip stream.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -281,11 +285,13 @@ fn parse_and_build(
     coords_path: Option<&Path>,
     opts: &LoadOptions,
 ) -> Result<Graph> {
+    let release = |parsed: usize| content.release_before(parsed);
     let ropts = ReadOptions {
         keep_weights: opts.weights == WeightSpec::Keep,
         remap_ids: opts.remap_ids,
         one_based: opts.one_based,
         progress: opts.progress.as_deref(),
+        release: Some(&release),
     };
     let bytes = content.bytes();
     let mut el = match format {
@@ -497,6 +503,7 @@ impl FileBytes<'static> {
         // rewrites the file meanwhile; like every mmap-based reader we
         // document that requirement (see `LoadOptions`) rather than copy.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| GraphError::io(path, e))?;
+        let _ = map.advise(memmap2::Advice::Sequential);
         if map.starts_with(&GZIP_MAGIC) {
             let bytes = gunzip(path, &map)?;
             if bytes.is_empty() {
@@ -514,6 +521,23 @@ impl FileBytes<'_> {
             FileBytes::Mapped(m) => m,
             FileBytes::Owned { bytes, .. } => bytes,
             FileBytes::Borrowed(b) => b,
+        }
+    }
+
+    /// Drops the pages of a mapped file below byte `parsed` from memory, so
+    /// that the resident size while parsing is the edge list plus a window
+    /// of the file rather than the whole file. No effect on other contents.
+    fn release_before(&self, parsed: usize) {
+        if let FileBytes::Mapped(map) = self {
+            let end = parsed.min(map.len()) & !(RELEASE_GRANULE - 1);
+            if end > 0 {
+                // SAFETY: the map is a read-only shared mapping of a file.
+                // MADV_DONTNEED only drops its clean pages; a later access
+                // (e.g. counting lines for an error message) faults them
+                // back in from the file with the same content. Borrowed
+                // slices stay valid: the mapping itself is untouched.
+                let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
+            }
         }
     }
 

@@ -27,7 +27,8 @@ fn metis_ok(g: &Graph) -> bool {
 
 /// What reading `g` back from `format` must give: DIMACS stores weight 1
 /// for unweighted graphs and `.co` coordinates as longitude/latitude; edge
-/// lists and Matrix Market have no coordinates.
+/// lists and Matrix Market have no coordinates; an edge list without edges
+/// cannot record that it is weighted.
 fn expected_after(g: &Graph, format: Format) -> Graph {
     let mut e = g.clone();
     match format {
@@ -40,7 +41,14 @@ fn expected_after(g: &Graph, format: Format) -> Graph {
                 e.set_coords(Some(c)).unwrap();
             }
         }
-        Format::Snap | Format::EdgeList | Format::MatrixMarket => e.set_coords(None).unwrap(),
+        Format::Snap | Format::EdgeList => {
+            e.set_coords(None).unwrap();
+            // Without a single line an edge list cannot say it is weighted.
+            if g.num_edges() == 0 {
+                e.clear_weights();
+            }
+        }
+        Format::MatrixMarket => e.set_coords(None).unwrap(),
         Format::Metis => {
             if let Some(c) = g.coords() {
                 let c = Coordinates::new(CoordSystem::Planar, c.x.to_vec(), c.y.to_vec());

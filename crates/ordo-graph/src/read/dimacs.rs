@@ -12,7 +12,7 @@ use crate::error::{GraphError, Result};
 
 /// Reads a DIMACS `.gr` file from `bytes` (the content of `path`).
 pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<EdgeList> {
-    let mut c = Cursor::new(path, bytes).with_progress(opts.progress);
+    let mut c = Cursor::new(path, bytes).with_progress(opts);
     // (n, m, byte offset of the problem line)
     let mut header: Option<(u32, u64, usize)> = None;
     let mut el = EdgeList::new(0, opts.keep_weights);
@@ -68,7 +68,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
                 c.skip_blanks();
                 let m = c.uint("arc count")?;
                 c.end_line("the arc count")?;
-                let n = check_vertex_count(path, c.line_of(line_start), n)?;
+                let n = check_vertex_count(path, || c.line_of(line_start), n)?;
                 el.num_vertices = n;
                 el.src.reserve_exact(reserve_for(m, bytes.len(), 8));
                 el.dst.reserve_exact(reserve_for(m, bytes.len(), 8));

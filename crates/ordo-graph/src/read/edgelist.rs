@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
-use super::scan::{count_lines, Cursor};
+use super::scan::Cursor;
 use super::{check_vertex_count, ReadOptions};
 use crate::csr::EdgeList;
 use crate::error::{GraphError, Result};
@@ -32,9 +32,9 @@ pub(crate) enum Flavor {
 
 /// Reads an edge list from `bytes` (the content of `path`).
 pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions<'_>) -> Result<EdgeList> {
-    let mut c = Cursor::new(path, bytes).with_progress(opts.progress);
+    let mut c = Cursor::new(path, bytes).with_progress(opts);
     let allow_comma = true;
-    let capacity = count_lines(bytes);
+    let capacity = c.count_lines();
     let mut src: Vec<u32> = Vec::with_capacity(capacity);
     let mut dst: Vec<u32> = Vec::with_capacity(capacity);
     let mut weights: Option<Vec<u32>> = None;
@@ -141,7 +141,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
                 n = hint;
             }
         }
-        check_vertex_count(path, c.line_of(bytes.len()), n)?
+        check_vertex_count(path, || c.line_of(bytes.len()), n)?
     };
     if let Some(w) = &weights {
         if w.len() != src.len() {

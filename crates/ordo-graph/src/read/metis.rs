@@ -16,7 +16,7 @@ use crate::error::{GraphError, Result};
 
 /// Reads a METIS graph from `bytes` (the content of `path`).
 pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<EdgeList> {
-    let mut c = Cursor::new(path, bytes).with_progress(opts.progress);
+    let mut c = Cursor::new(path, bytes).with_progress(opts);
     // Header: skip comments and blank lines before it.
     loop {
         c.skip_blanks();
@@ -75,7 +75,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
     }
     c.end_line("the header")?;
     let header_line = c.line_of(header_pos);
-    let n = check_vertex_count(path, header_line, n)?;
+    let n = check_vertex_count(path, || header_line, n)?;
     let entries =
         m.checked_mul(2).ok_or_else(|| c.error_at(header_pos, format!("edge count {m} is too large")))?;
     let keep = opts.keep_weights && has_edge_weights;

@@ -26,11 +26,15 @@ pub(crate) struct ReadOptions<'a> {
     pub(crate) one_based: Option<bool>,
     /// `(bytes done, bytes total)` callback.
     pub(crate) progress: Option<&'a (dyn Fn(u64, u64) + Send + Sync)>,
+    /// Called now and then with the number of leading bytes parsed, which
+    /// the caller may drop from memory (they are only re-read, slowly, to
+    /// compute a line number for an error).
+    pub(crate) release: Option<&'a (dyn Fn(usize) + Sync)>,
 }
 
 impl Default for ReadOptions<'_> {
     fn default() -> Self {
-        ReadOptions { keep_weights: true, remap_ids: false, one_based: None, progress: None }
+        ReadOptions { keep_weights: true, remap_ids: false, one_based: None, progress: None, release: None }
     }
 }
 
@@ -44,12 +48,13 @@ pub(crate) const MAX_VERTICES: u64 = 1 << 20;
 pub(crate) const MAX_VERTICES: u64 = u32::MAX as u64;
 
 /// Checks a vertex count announced by a header (or implied by the largest
-/// id) against [`MAX_VERTICES`].
-pub(crate) fn check_vertex_count(path: &Path, line: u64, n: u64) -> Result<usize> {
+/// id) against [`MAX_VERTICES`]; `line` locates the error (computed only
+/// when there is one: counting lines re-reads the file).
+pub(crate) fn check_vertex_count(path: &Path, line: impl FnOnce() -> u64, n: u64) -> Result<usize> {
     if n > MAX_VERTICES {
         return Err(GraphError::parse(
             path,
-            line,
+            line(),
             format!("{n} vertices exceed the supported maximum {MAX_VERTICES}"),
         ));
     }

@@ -26,7 +26,7 @@ enum Field {
 
 /// Reads a Matrix Market coordinate matrix as a graph.
 pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<EdgeList> {
-    let mut c = Cursor::new(path, bytes).with_progress(opts.progress);
+    let mut c = Cursor::new(path, bytes).with_progress(opts);
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(GraphError::file(path, "empty file"));
     }
@@ -86,7 +86,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
             c.error_at(size_pos, format!("a graph needs a square matrix, this one is {rows} x {cols}"))
         );
     }
-    let n = check_vertex_count(path, c.line_of(size_pos), rows)?;
+    let n = check_vertex_count(path, || c.line_of(size_pos), rows)?;
     let keep = opts.keep_weights && field != Field::Pattern;
     let cap = reserve_for(nnz.saturating_mul(if symmetric { 2 } else { 1 }), bytes.len(), 2);
     let mut el = EdgeList::new(n, keep);

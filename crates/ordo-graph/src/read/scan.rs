@@ -17,6 +17,7 @@ pub(crate) struct Cursor<'a> {
     pos: usize,
     path: &'a Path,
     progress: Option<&'a (dyn Fn(u64, u64) + Send + Sync)>,
+    release: Option<&'a (dyn Fn(usize) + Sync)>,
     next_report: usize,
 }
 
@@ -33,12 +34,15 @@ pub(crate) fn is_blank(b: u8) -> bool {
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `bytes`, the content of `path`.
     pub(crate) fn new(path: &'a Path, bytes: &'a [u8]) -> Self {
-        Cursor { bytes, pos: 0, path, progress: None, next_report: PROGRESS_STEP }
+        Cursor { bytes, pos: 0, path, progress: None, release: None, next_report: PROGRESS_STEP }
     }
 
-    /// Reports `(bytes done, bytes total)` to `progress` while scanning.
-    pub(crate) fn with_progress(mut self, progress: Option<&'a (dyn Fn(u64, u64) + Send + Sync)>) -> Self {
-        self.progress = progress;
+    /// Reports `(bytes done, bytes total)` to `opts.progress` while scanning,
+    /// and tells `opts.release` which prefix of the buffer has been parsed
+    /// (so that a mapped file's pages can be dropped from memory).
+    pub(crate) fn with_progress(mut self, opts: &super::ReadOptions<'a>) -> Self {
+        self.progress = opts.progress;
+        self.release = opts.release;
         self
     }
 
@@ -84,7 +88,24 @@ impl<'a> Cursor<'a> {
         if let Some(p) = self.progress {
             p(self.pos as u64, self.bytes.len() as u64);
         }
+        if let Some(r) = self.release {
+            r(self.pos);
+        }
         self.next_report = self.pos + PROGRESS_STEP;
+    }
+
+    /// Number of lines of the whole buffer (an upper bound on data lines,
+    /// used to reserve edge arrays exactly), releasing the counted prefix as
+    /// it goes so that counting does not make the whole file resident.
+    pub(crate) fn count_lines(&self) -> usize {
+        let mut lines = 1;
+        for (k, chunk) in self.bytes.chunks(PROGRESS_STEP).enumerate() {
+            lines += memchr::memchr_iter(b'\n', chunk).count();
+            if let Some(r) = self.release {
+                r((k + 1) * PROGRESS_STEP);
+            }
+        }
+        lines
     }
 
     /// Reports completion to the progress callback.
@@ -369,12 +390,6 @@ pub(crate) fn printable(bytes: &[u8]) -> String {
         }
     }
     s
-}
-
-/// Number of newline bytes in `bytes` (an upper bound on data lines, used to
-/// reserve edge arrays exactly).
-pub(crate) fn count_lines(bytes: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', bytes).count() + 1
 }
 
 #[cfg(test)]

@@ -319,12 +319,17 @@ fn parse_and_build(
 /// its first significant line starts with `c` or `p`, `.xyz` otherwise.
 pub fn load_coords(path: &Path, n: usize) -> Result<Coordinates> {
     let content = FileBytes::open(path)?;
-    let bytes = content.bytes();
+    parse_coords(path, content.bytes(), n)
+}
+
+/// Parses the content of a coordinate file for a graph of `n` vertices (see
+/// [`load_coords`]); `name` is used in error messages.
+pub fn parse_coords(name: &Path, bytes: &[u8], n: usize) -> Result<Coordinates> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     if matches!(first, Some(b'c' | b'p' | b'v')) {
-        read::coords::read_dimacs_co(path, bytes, n)
+        read::coords::read_dimacs_co(name, bytes, n)
     } else {
-        read::coords::read_xyz(path, bytes, n)
+        read::coords::read_xyz(name, bytes, n)
     }
 }
 

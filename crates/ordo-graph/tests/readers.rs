@@ -1,0 +1,151 @@
+//! The `load` entry point end to end on small files written by the tests:
+//! options (coordinates, remapping, base, symmetrization, weights, progress),
+//! gzip, Windows line endings, and the binary format through `load`.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ordo_graph::load::{load, load_bytes, Format, LoadOptions, WeightSpec};
+use ordo_graph::{CoordSystem, Graph};
+
+fn write(dir: &Path, name: &str, content: &[u8]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+fn gz(content: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(content).unwrap();
+    e.finish().unwrap()
+}
+
+fn edges(g: &Graph) -> Vec<(u32, u32, u32)> {
+    g.edges().collect()
+}
+
+const TRIANGLE_GR: &[u8] = b"c t\np sp 3 3\na 1 2 10\na 2 3 20\na 3 1 30\n";
+const TRIANGLE_CO: &[u8] = b"p aux sp co 3\nv 1 0 0\nv 2 1000000 0\nv 3 0 1000000\n";
+
+#[test]
+fn dimacs_finds_sibling_coordinates_plain_or_gzipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let gr = write(dir.path(), "t.gr", TRIANGLE_GR);
+    let g = load(&gr, &LoadOptions::default()).unwrap();
+    assert_eq!(edges(&g), vec![(0, 1, 10), (1, 2, 20), (2, 0, 30)]);
+    assert!(g.coords().is_none());
+    write(dir.path(), "t.co.gz", &gz(TRIANGLE_CO));
+    let g = load(&gr, &LoadOptions::default()).unwrap();
+    let c = g.coords().unwrap();
+    assert_eq!(c.system, CoordSystem::LonLatMicroDegrees);
+    assert_eq!(&*c.x, &[0.0, 1e6, 0.0]);
+    // Great-circle weights: one degree along the equator or a meridian is
+    // about 111.2 km; the hypotenuse from (1E, 0N) to (0E, 1N) about 157.2 km.
+    let g = load(&gr, &LoadOptions { weights: WeightSpec::Euclidean, ..Default::default() }).unwrap();
+    let w: Vec<u32> = edges(&g).iter().map(|e| e.2).collect();
+    assert!((111_100..111_300).contains(&w[0]), "{w:?}");
+    assert!((157_100..157_300).contains(&w[1]), "{w:?}");
+    assert_eq!(w[0], w[2]);
+    // An explicit coordinate file wins over the sibling; a wrong one errors.
+    let bad = write(dir.path(), "other.xyz", b"0 0\n1 1\n");
+    let e = load(&gr, &LoadOptions { coords: Some(bad.clone()), ..Default::default() }).unwrap_err();
+    assert_eq!(e.to_string(), format!("{}: 2 coordinate lines for 3 vertices", bad.display()));
+}
+
+#[test]
+fn gzip_is_detected_by_magic_not_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "compressed.data", &gz(TRIANGLE_GR));
+    let g = load(&p, &LoadOptions::default()).unwrap();
+    assert_eq!(g.num_edges(), 3);
+    let g =
+        load_bytes(Path::new("mem"), &gz(TRIANGLE_GR), Format::DimacsGr, &LoadOptions::default()).unwrap();
+    assert_eq!(g.num_edges(), 3);
+}
+
+#[test]
+fn edge_list_options() {
+    let text = b"# a comment\r\n10, 20, 5\r\n20 ,30,6\r\n\r\n% another\r\n30\t10\t7\r\n";
+    let name = Path::new("x.el");
+    let opts = LoadOptions::default();
+    // Ids 10..30 are 0-based (smallest is not 1): 31 vertices.
+    let g = load_bytes(name, text, Format::EdgeList, &opts).unwrap();
+    assert_eq!(g.num_vertices(), 31);
+    assert_eq!(edges(&g), vec![(10, 20, 5), (20, 30, 6), (30, 10, 7)]);
+    let g = load_bytes(name, text, Format::EdgeList, &LoadOptions { remap_ids: true, ..Default::default() })
+        .unwrap();
+    assert_eq!(g.num_vertices(), 3);
+    assert_eq!(edges(&g), vec![(0, 1, 5), (1, 2, 6), (2, 0, 7)]);
+    let g = load_bytes(
+        name,
+        text,
+        Format::EdgeList,
+        &LoadOptions { one_based: Some(true), ..Default::default() },
+    )
+    .unwrap();
+    assert_eq!((g.num_vertices(), edges(&g)[0]), (30, (9, 19, 5)));
+    // 1-based detection: smallest id 1.
+    let g = load_bytes(name, b"1 2\n2 3\n", Format::EdgeList, &opts).unwrap();
+    assert_eq!((g.num_vertices(), edges(&g)), (3, vec![(0, 1, 1), (1, 2, 1)]));
+    assert!(!g.is_weighted());
+    // Replacing weights of a weighted list; symmetrizing.
+    let sym =
+        LoadOptions { symmetrize: true, weights: WeightSpec::Unit, remap_ids: true, ..Default::default() };
+    let g = load_bytes(name, text, Format::EdgeList, &sym).unwrap();
+    assert_eq!(g.num_edges(), 6);
+    assert!(g.weights().unwrap().iter().all(|&w| w == 1));
+    // Weights that would be replaced need only be numbers.
+    let unit = LoadOptions { weights: WeightSpec::Unit, ..Default::default() };
+    assert!(load_bytes(name, b"0 1 -2.5\n", Format::EdgeList, &unit).is_ok());
+    assert!(load_bytes(name, b"0 1 -2.5\n", Format::EdgeList, &opts).is_err());
+}
+
+#[test]
+fn uniform_weights_do_not_depend_on_the_file_format_or_edge_order() {
+    let spec = WeightSpec::Uniform { lo: 1, hi: 1000, seed: 9 };
+    let opts = LoadOptions { weights: spec, symmetrize: true, ..Default::default() };
+    let a = load_bytes(Path::new("a"), b"0 1\n1 2\n2 3\n3 0\n", Format::Snap, &opts).unwrap();
+    let b = load_bytes(Path::new("b"), b"3 0\n2 3\n1 0\n2 1\n", Format::Snap, &opts).unwrap();
+    assert_eq!(a, b);
+    let mtx = b"%%MatrixMarket matrix coordinate pattern symmetric\n4 4 4\n2 1\n3 2\n4 3\n4 1\n";
+    let c = load_bytes(Path::new("c"), mtx, Format::MatrixMarket, &opts).unwrap();
+    assert_eq!(a, c);
+}
+
+#[test]
+fn progress_reports_completion() {
+    let done = Arc::new(AtomicU64::new(0));
+    let seen = Arc::clone(&done);
+    let opts = LoadOptions {
+        progress: Some(Arc::new(move |d, t| {
+            assert!(d <= t);
+            seen.store(d, Ordering::Relaxed);
+        })),
+        ..Default::default()
+    };
+    let text: Vec<u8> = (0..200_000u32).flat_map(|i| format!("{i} {}\n", i + 1).into_bytes()).collect();
+    let g = load_bytes(Path::new("big.el"), &text, Format::Snap, &opts).unwrap();
+    assert_eq!(g.num_edges(), 200_000);
+    assert_eq!(done.load(Ordering::Relaxed), text.len() as u64);
+}
+
+#[test]
+fn binary_files_load_through_the_entry_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = load_bytes(Path::new("t.gr"), TRIANGLE_GR, Format::DimacsGr, &LoadOptions::default()).unwrap();
+    let p = dir.path().join("t.bin");
+    ordo_graph::binary::write(&g, &p).unwrap();
+    assert_eq!(load(&p, &LoadOptions::default()).unwrap(), g);
+    let gzp = write(dir.path(), "t.bin.gz", &gz(&std::fs::read(&p).unwrap()));
+    assert_eq!(load(&gzp, &LoadOptions::default()).unwrap(), g);
+    let sym = load(&p, &LoadOptions { symmetrize: true, ..Default::default() }).unwrap();
+    assert_eq!(sym.num_edges(), 6);
+}
+
+#[test]
+fn missing_files_name_the_path() {
+    let e = load(Path::new("/nonexistent/g.gr"), &LoadOptions::default()).unwrap_err().to_string();
+    assert!(e.starts_with("/nonexistent/g.gr: "), "{e}");
+}

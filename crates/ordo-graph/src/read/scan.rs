@@ -372,7 +372,7 @@ fn describe_bad_uint(token: &[u8], what: &str) -> String {
     let number_len = decimal_len(token);
     if token.first() == Some(&b'-') && number_len > 1 {
         format!("negative {what} {shown}")
-    } else if number_len == token.len() {
+    } else if number_len == token.len() && token.iter().any(|&b| matches!(b, b'.' | b'e' | b'E')) {
         format!("non-integer {what} {shown}")
     } else {
         format!("{what} '{shown}' is not an unsigned integer")
@@ -417,6 +417,7 @@ mod tests {
             ("3.5", "non-integer"),
             ("1e3", "non-integer"),
             ("x1", "not an unsigned integer"),
+            ("+5", "not an unsigned integer"),
             ("12x", "not an unsigned integer"),
             ("", "missing"),
         ] {

@@ -144,8 +144,8 @@ proptest! {
         want.sort_unstable();
         prop_assert_eq!(sorted_edges(&p), want);
         if let (Some(a), Some(b)) = (g.coords(), p.coords()) {
-            for old in 0..n {
-                prop_assert_eq!(a.x[old], b.x[new_id[old] as usize]);
+            for (old, &new) in new_id.iter().enumerate() {
+                prop_assert_eq!(a.x[old], b.x[new as usize]);
             }
         }
     }

@@ -5,8 +5,8 @@
 
 use rand::RngExt;
 
-use super::{par_fill, stream_rng, RandomParams, EDGES_PER_STREAM};
-use crate::csr::{EdgeList, Graph};
+use super::{build_csr, par_fill, stream_rng, RandomParams, EDGES_PER_STREAM};
+use crate::csr::Graph;
 
 /// Generates the random graph on `threads` threads.
 pub(crate) fn generate(p: &RandomParams, threads: usize) -> Graph {
@@ -27,7 +27,5 @@ pub(crate) fn generate(p: &RandomParams, threads: usize) -> Graph {
             *w = rng.random_range(wr.lo..=wr.hi);
         }
     });
-    EdgeList { num_vertices: n, src, dst, weights: Some(wts), coords: None }
-        .into_graph()
-        .expect("random generator produced ids in range (bug)")
+    build_csr(n, &src, &dst, &wts, false, false, threads)
 }

@@ -15,9 +15,8 @@
 
 use rand::{Rng, RngExt};
 
-use super::{par_fill, stream_rng, RmatParams, EDGES_PER_STREAM};
-use crate::csr::{EdgeList, Graph};
-use crate::transform;
+use super::{build_csr, par_fill, stream_rng, RmatParams, EDGES_PER_STREAM};
+use crate::csr::Graph;
 
 /// Generates the R-MAT / Kronecker graph on `threads` threads.
 pub(crate) fn generate(p: &RmatParams, threads: usize) -> Graph {
@@ -67,13 +66,5 @@ pub(crate) fn generate(p: &RmatParams, threads: usize) -> Graph {
             relabel(&mut dst);
         });
     }
-    let el = EdgeList { num_vertices: n, src, dst, weights: Some(wts), coords: None };
-    let mut g = el.into_graph().expect("R-MAT produced ids in range (bug)");
-    if p.symmetric {
-        g = transform::symmetrize(&g);
-    }
-    if p.simple {
-        g = transform::dedup_edges(&transform::drop_self_loops(&g));
-    }
-    g
+    build_csr(n, &src, &dst, &wts, p.symmetric, p.simple, threads)
 }

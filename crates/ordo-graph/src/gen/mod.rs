@@ -720,4 +720,42 @@ mod tests {
             assert!(e.contains(want) && e.contains(spec), "{spec}: {e}");
         }
     }
+
+    #[test]
+    fn build_csr_matches_the_transforms() {
+        use rand::RngExt;
+        let mut rng = stream_rng(5, 5);
+        for n in [1usize, 2, 7, 50] {
+            let m = 6 * n;
+            let src: Vec<u32> = (0..m).map(|_| rng.random_range(0..n as u32)).collect();
+            let dst: Vec<u32> = (0..m).map(|_| rng.random_range(0..n as u32)).collect();
+            let w: Vec<u32> = (0..m).map(|_| rng.random_range(1..4u32)).collect();
+            let reference = crate::csr::EdgeList {
+                num_vertices: n,
+                src: src.clone(),
+                dst: dst.clone(),
+                weights: Some(w.clone()),
+                coords: None,
+            }
+            .into_graph()
+            .unwrap();
+            for threads in [1, 3] {
+                assert_eq!(build_csr(n, &src, &dst, &w, false, false, threads), reference);
+                assert_eq!(
+                    build_csr(n, &src, &dst, &w, true, true, threads),
+                    crate::transform::symmetrize_simple(&reference)
+                );
+                assert_eq!(
+                    build_csr(n, &src, &dst, &w, false, true, threads),
+                    crate::transform::dedup_edges(&crate::transform::drop_self_loops(&reference))
+                );
+                let sym = build_csr(n, &src, &dst, &w, true, false, threads);
+                let mut a: Vec<_> = sym.edges().collect();
+                let mut b: Vec<_> = crate::transform::symmetrize(&reference).edges().collect();
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b);
+            }
+        }
+    }
 }

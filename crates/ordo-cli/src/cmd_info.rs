@@ -1,6 +1,7 @@
 //! `ordo info FILE | --gen SPEC`: describe a graph — counts, out-degree
 //! distribution, weights (range, distinct values), coordinates, symmetry,
-//! reachability from a source, weakly connected components, load time.
+//! reachability from a source, weakly and strongly connected components,
+//! load time.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -37,6 +38,7 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<V
         anyhow::anyhow!("--source {source} is not a vertex (the graph has {n} vertices, ids 0..{n})")
     })?;
     let components = stats::weak_components(g);
+    let strong = stats::strong_components(g);
     let symmetric = stats::is_symmetric(g);
     let stats_s = t.elapsed().as_secs_f64();
     let pct = |x: u64| if n == 0 { 0.0 } else { 100.0 * x as f64 / n as f64 };
@@ -65,6 +67,9 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<V
         },
         "weak_components": {
             "count": components.count, "largest": components.largest, "largest_pct": pct(components.largest),
+        },
+        "strong_components": {
+            "count": strong.count, "largest": strong.largest, "largest_pct": pct(strong.largest),
         },
         "memory_bytes": g.memory_bytes(),
         "load_s": load_s,
@@ -114,6 +119,13 @@ fn print_text(v: &Value) {
     let c = &v["weak_components"];
     println!(
         "components  {} weakly connected, largest {} vertices ({:.2}%)",
+        c["count"],
+        c["largest"],
+        c["largest_pct"].as_f64().unwrap_or(0.0)
+    );
+    let c = &v["strong_components"];
+    println!(
+        "            {} strongly connected, largest {} vertices ({:.2}%)",
         c["count"],
         c["largest"],
         c["largest_pct"].as_f64().unwrap_or(0.0)

@@ -55,11 +55,12 @@ fn gen_then_info_reports_the_same_graph() {
     assert_eq!(info["self_loops"], 0);
     assert_eq!(info["reach"]["reached"], 5000, "road graphs are connected");
     assert_eq!(info["weak_components"]["count"], 1);
+    assert_eq!(info["strong_components"]["count"], 1, "symmetric and connected");
     assert!(info["weights"]["distinct"].as_u64().unwrap() > 1000);
 
     // The same graph generated in memory gives the same statistics.
     let direct = json(&["info", "--gen", "road:n=5000,seed=4", "--json", "--threads", "1"]);
-    for key in ["n", "m", "degree", "weights", "reach", "weak_components", "symmetric"] {
+    for key in ["n", "m", "degree", "weights", "reach", "weak_components", "strong_components", "symmetric"] {
         assert_eq!(direct[key], info[key], "{key}");
     }
 }

@@ -176,7 +176,7 @@ pub fn reachable_from(g: &Graph, source: VertexId) -> Option<Reach> {
     Some(Reach { reached, max_level: level })
 }
 
-/// Weakly connected components (edges taken as undirected).
+/// Connected components: weakly (edges taken as undirected) or strongly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Components {
     /// Number of components (isolated vertices count as one each).
@@ -198,6 +198,69 @@ pub fn weak_components(g: &Graph) -> Components {
         }
     }
     let largest = (0..n as VertexId).map(|v| u64::from(sets.set_size(v))).max().unwrap_or(0);
+    Components { count, largest }
+}
+
+/// Counts the strongly connected components with an iterative Tarjan
+/// search (no recursion, so deep road graphs cannot overflow the stack),
+/// `O(n + m)`.
+pub fn strong_components(g: &Graph) -> Components {
+    let n = g.num_vertices();
+    const UNSEEN: u32 = u32::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<VertexId> = Vec::new();
+    // Depth-first frames: (vertex, next edge index).
+    let mut frames: Vec<(VertexId, usize)> = Vec::new();
+    let mut counter = 0u32;
+    let (mut count, mut largest) = (0u64, 0u64);
+    for root in 0..n as VertexId {
+        if index[root as usize] != UNSEEN {
+            continue;
+        }
+        index[root as usize] = counter;
+        low[root as usize] = counter;
+        counter += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        frames.push((root, g.edge_range(root).start));
+        while let Some(frame) = frames.last_mut() {
+            let v = frame.0;
+            if frame.1 < g.edge_range(v).end {
+                let w = g.targets()[frame.1];
+                frame.1 += 1;
+                if index[w as usize] == UNSEEN {
+                    index[w as usize] = counter;
+                    low[w as usize] = counter;
+                    counter += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    frames.push((w, g.edge_range(w).start));
+                } else if on_stack[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                let mut size = 0u64;
+                loop {
+                    let x = stack.pop().expect("v is on the stack");
+                    on_stack[x as usize] = false;
+                    size += 1;
+                    if x == v {
+                        break;
+                    }
+                }
+                count += 1;
+                largest = largest.max(size);
+            }
+        }
+    }
     Components { count, largest }
 }
 

@@ -89,6 +89,8 @@ fn road_is_connected_symmetric_planar_and_sparse() {
     let n = g.num_vertices();
     assert_eq!(n, 40000);
     assert_eq!(undirected_reach(&g), n, "road graph must be connected");
+    // Deep (BFS depth ~ 2 sqrt(n)) yet strongly connected; Tarjan is iterative.
+    assert_eq!(ordo_graph::stats::strong_components(&g).count, 1);
     assert!(is_symmetric(&g), "both directions with the same weight");
     assert_eq!(self_loops(&g), 0);
     assert!(!has_parallel_edges(&g));

@@ -180,6 +180,42 @@ proptest! {
     }
 
     #[test]
+    fn strong_components_match_mutual_reachability(g in arb_graph()) {
+        let n = g.num_vertices();
+        // reach[u][v]: v reachable from u, by BFS from every vertex.
+        let reach: Vec<Vec<bool>> = (0..n as u32)
+            .map(|s| {
+                let mut seen = vec![false; n];
+                seen[s as usize] = true;
+                let mut q = VecDeque::from([s]);
+                while let Some(u) = q.pop_front() {
+                    for &v in g.neighbors(u) {
+                        if !seen[v as usize] {
+                            seen[v as usize] = true;
+                            q.push_back(v);
+                        }
+                    }
+                }
+                seen
+            })
+            .collect();
+        let mut comp = vec![usize::MAX; n];
+        let mut sizes = Vec::new();
+        for u in 0..n {
+            if comp[u] == usize::MAX {
+                let members: Vec<usize> = (0..n).filter(|&v| reach[u][v] && reach[v][u]).collect();
+                for &v in &members {
+                    comp[v] = sizes.len();
+                }
+                sizes.push(members.len() as u64);
+            }
+        }
+        let c = stats::strong_components(&g);
+        prop_assert_eq!(c.count as usize, sizes.len());
+        prop_assert_eq!(c.largest, *sizes.iter().max().unwrap());
+    }
+
+    #[test]
     fn reachability_matches_bfs(g in arb_graph(), s in 0u32..30) {
         let n = g.num_vertices();
         if (s as usize) >= n {

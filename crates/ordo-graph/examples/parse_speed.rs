@@ -1,10 +1,11 @@
 //! Text parsing speed: writes a large random graph (>= 200 MB of text by
-//! default) to /tmp as a weighted edge list and as DIMACS `.gr`, then loads
+//! default) to /tmp as a weighted edge list, an unweighted SNAP list and a
+//! DIMACS `.gr`, then loads
 //! each in a fresh child process and reports MB/s (file size / wall time of
 //! `load`, CSR construction included) and peak memory relative to the CSR.
 //!
 //! ```text
-//! cargo run --release -p ordo-graph --example parse_speed [-- MB [edges|gr|all]]
+//! cargo run --release -p ordo-graph --example parse_speed [-- MB [edges|snap|gr|all]]
 //! ```
 //! The files are kept in /tmp (`ordo_parse_speed.*`) and reused by later
 //! runs; delete them to regenerate.
@@ -26,7 +27,7 @@ fn main() {
     }
     let mb: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(220.0);
     let which = args.get(2).map(String::as_str).unwrap_or("all");
-    for (format, ext) in [(Format::EdgeList, "el"), (Format::DimacsGr, "gr")] {
+    for (format, ext) in [(Format::EdgeList, "el"), (Format::Snap, "snap"), (Format::DimacsGr, "gr")] {
         if which != "all" && which != format.name() && which != ext {
             continue;
         }
@@ -46,13 +47,18 @@ fn ensure_file(path: &Path, format: Format, mb: f64) {
     if path.is_file() && path.metadata().unwrap().len() as f64 >= mb * 0.9e6 {
         return;
     }
-    // About 24 bytes per edge line for ids below 2^24 and weights below 10^6.
-    let bytes_per_edge = if format == Format::DimacsGr { 26.0 } else { 22.0 };
+    // Bytes per edge line for ids below 2^24 and weights below 10^6.
+    let bytes_per_edge = match format {
+        Format::DimacsGr => 23.0,
+        Format::Snap => 15.0,
+        _ => 21.0,
+    };
     let m = (mb * 1e6 / bytes_per_edge) as usize;
     let n = (m / 8).max(2);
     eprintln!("writing {} ({m} edges, {n} vertices) ...", path.display());
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(42);
-    let mut el = EdgeList::new(n, true);
+    let weighted = format != Format::Snap;
+    let mut el = EdgeList::new(n, weighted);
     for _ in 0..m {
         let (u, v, w) =
             (rng.random_range(0..n as u32), rng.random_range(0..n as u32), rng.random_range(1..1_000_000));

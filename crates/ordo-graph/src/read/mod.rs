@@ -1,7 +1,7 @@
 //! Text readers, one module per file format, all built on the byte scanner in
 //! [`scan`]. Each reader turns the bytes of a whole file into an
 //! [`EdgeList`](crate::EdgeList) (or coordinates), validating as it goes;
-//! [`crate::load`] picks the reader, attaches weights and builds the CSR.
+//! [`crate::load()`] picks the reader, attaches weights and builds the CSR.
 
 pub(crate) mod coords;
 pub(crate) mod dimacs;

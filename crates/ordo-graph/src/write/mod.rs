@@ -1,4 +1,4 @@
-//! Text writers, the inverse of the readers in [`crate::read`](crate::load):
+//! Text writers, the inverse of the readers behind [`crate::load()`]:
 //! DIMACS `.gr` (+ `.co`), SNAP / plain edge lists, Matrix Market and METIS
 //! (+ `.xyz`). Each writer emits the graph's edges in CSR order, so reading
 //! the file back gives the same graph (see the round-trip tests).

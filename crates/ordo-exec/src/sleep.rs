@@ -123,7 +123,6 @@ impl Sleep {
 /// barrier between the initial pushes and the loop. Hand-made (rather than
 /// `std::sync::Barrier`) so that a worker that panicked during its initial
 /// pushes cannot leave the others blocked forever.
-#[cfg(not(loom))]
 pub(crate) fn wait_for_all(arrived: &std::sync::atomic::AtomicUsize, threads: usize, term: &Termination) {
     use std::sync::atomic::Ordering;
     arrived.fetch_add(1, Ordering::AcqRel);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::csr::{Coordinates, EdgeList, Graph, VertexId, Weight};
+use crate::csr::{Coordinates, EdgeList, Graph, Weight};
 use crate::error::{GraphError, Result};
 use crate::read::{self, edgelist::Flavor, ReadOptions};
 
@@ -238,6 +238,9 @@ const RELEASE_GRANULE: usize = 1 << 21;
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Loads the graph in `path` (gzip-compressed or not), see [`LoadOptions`].
+///
+/// Uncompressed files are memory-mapped while they are parsed: the file
+/// must not be truncated or rewritten meanwhile.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
     let content = FileBytes::open(path)?;
     let bytes = content.bytes();
@@ -432,7 +435,9 @@ fn looks_like_metis(bytes: &[u8]) -> bool {
 }
 
 /// Adds the reverse of every non-loop edge, builds the CSR, then sorts each
-/// adjacency list and drops parallel edges, keeping the least weight.
+/// adjacency list and drops parallel edges, keeping the least weight
+/// ([`crate::transform::dedup_edges`]). Reversing at the edge-list level
+/// builds the CSR once instead of twice.
 fn symmetrize_edges(mut el: EdgeList) -> Result<Graph> {
     let m = el.len();
     let loops = el.src.iter().zip(&el.dst).filter(|(u, v)| u == v).count();
@@ -448,44 +453,12 @@ fn symmetrize_edges(mut el: EdgeList) -> Result<Graph> {
             el.push(v, u, w);
         }
     }
-    dedup_sorted(el.into_graph()?)
+    Ok(crate::transform::dedup_edges(&el.into_graph()?))
 }
 
 /// Symmetrizes a built graph (see [`LoadOptions::symmetrize`]).
 fn symmetrize_graph(graph: Graph) -> Result<Graph> {
-    let mut el = EdgeList::new(graph.num_vertices(), graph.is_weighted());
-    for (u, v, w) in graph.edges() {
-        el.push(u, v, w);
-    }
-    el.coords = graph.coords().cloned();
-    symmetrize_edges(el)
-}
-
-/// Sorts every adjacency list by (target, weight) and keeps the first edge
-/// to each target.
-fn dedup_sorted(graph: Graph) -> Result<Graph> {
-    let n = graph.num_vertices();
-    let weighted = graph.is_weighted();
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0u64);
-    let mut targets = Vec::with_capacity(graph.num_edges());
-    let mut weights: Vec<Weight> = Vec::with_capacity(if weighted { graph.num_edges() } else { 0 });
-    let mut list: Vec<(VertexId, Weight)> = Vec::new();
-    for u in 0..n as VertexId {
-        list.clear();
-        list.extend(graph.weighted_neighbors(u));
-        list.sort_unstable();
-        list.dedup_by_key(|e| e.0);
-        for &(v, w) in &list {
-            targets.push(v);
-            if weighted {
-                weights.push(w);
-            }
-        }
-        offsets.push(targets.len() as u64);
-    }
-    let (_, _, _, coords) = graph.into_parts();
-    Graph::from_parts(offsets.into(), targets.into(), weighted.then(|| weights.into()), coords)
+    Ok(crate::transform::dedup_edges(&crate::transform::symmetrize(&graph)))
 }
 
 /// The bytes of a file: mapped when uncompressed, decompressed into memory

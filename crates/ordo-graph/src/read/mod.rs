@@ -58,7 +58,33 @@ pub(crate) fn check_vertex_count(path: &Path, line: impl FnOnce() -> u64, n: u64
             format!("{n} vertices exceed the supported maximum {MAX_VERTICES}"),
         ));
     }
+    // A header may announce far more (isolated) vertices than memory holds;
+    // say so instead of dying in the allocator. Checked only for counts
+    // whose offset array alone is large.
+    if n > 1 << 26 {
+        if let Some(available) = available_memory_bytes() {
+            let needed = (n + 1).saturating_mul(8);
+            if needed > available {
+                return Err(GraphError::parse(
+                    path,
+                    line(),
+                    format!(
+                        "{n} vertices need {:.1} GB for the offsets alone, more than the {:.1} GB of memory available",
+                        needed as f64 / 1e9,
+                        available as f64 / 1e9
+                    ),
+                ));
+            }
+        }
+    }
     Ok(n as usize)
+}
+
+/// `MemAvailable` of `/proc/meminfo` in bytes (Linux), `None` elsewhere.
+fn available_memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb = info.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok().map(|k| k * 1024)
 }
 
 /// Capacity to reserve for `announced` items of a file of `file_len` bytes:

@@ -205,3 +205,29 @@ impl ThreadStats {
         total
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread(tasks: u64, counters: Vec<(&'static str, u64)>, cycles: Option<CycleBreakdown>) -> ThreadStats {
+        ThreadStats { tasks, pushes: 2 * tasks, sched_counters: counters, cycles, ..ThreadStats::default() }
+    }
+
+    #[test]
+    fn sum_adds_counters_by_name_and_cycles_only_when_all_have_them() {
+        let c =
+            |task| CycleBreakdown { task, enq: 1, deq: 2, failed_deq: 3, other: 4, enq_ops: 5, deq_ops: 6 };
+        let a = thread(3, vec![("steals", 1), ("slow_pops", 10)], Some(c(7)));
+        let b = thread(4, vec![("slow_pops", 5), ("merges", 2)], Some(c(8)));
+        let s = ThreadStats::sum(&[a.clone(), b.clone()]);
+        assert_eq!((s.tasks, s.pushes), (7, 14));
+        assert_eq!(s.sched_counters, vec![("steals", 1), ("slow_pops", 15), ("merges", 2)]);
+        let cy = s.cycles.unwrap();
+        assert_eq!((cy.task, cy.enq, cy.other, cy.deq_ops), (15, 2, 8, 12));
+        assert_eq!(cy.total(), 15 + 2 + 4 + 6 + 8);
+        let no_cycles = thread(1, vec![], None);
+        assert!(ThreadStats::sum(&[a, b, no_cycles]).cycles.is_none());
+        assert_eq!(ThreadStats::sum(&[]), ThreadStats::default());
+    }
+}

@@ -1,0 +1,248 @@
+//! Behaviour of the pool and of `for_each` beyond raw correctness: errors,
+//! panics, nesting, concurrent callers, statistics and cycle timing.
+
+mod common;
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use common::{Hoard, Tree};
+use ordo_exec::{for_each, for_each_on, ExecOptions, Pool, PoolError};
+use ordo_sched::SchedulerSpec;
+
+fn strict() -> SchedulerSpec {
+    "strict".parse().unwrap()
+}
+
+#[test]
+fn zero_threads_is_an_error() {
+    let err = Pool::new(0).unwrap_err();
+    assert!(matches!(err, PoolError::ZeroThreads));
+    assert!(err.to_string().contains("at least one thread"), "{err}");
+}
+
+#[test]
+fn builder_sets_threads_and_pinning() {
+    let pool = Pool::builder().threads(3).pin(false).build().unwrap();
+    assert_eq!(pool.threads(), 3);
+    assert!(!pool.pinned());
+    let pool = Pool::with_pinning(2, false).unwrap();
+    assert_eq!(pool.threads(), 2);
+    assert!(!pool.pinned());
+    // More threads than cores are never pinned.
+    let pool = Pool::new(ordo_exec::available_cores() + 1).unwrap();
+    assert!(!pool.pinned());
+}
+
+#[test]
+fn initial_tasks_are_split_evenly_across_threads() {
+    let pool = Pool::new(4).unwrap();
+    let seen = Mutex::new(Vec::new());
+    let stats = for_each(
+        &pool,
+        &strict(),
+        (0..4002u64).map(|i| (i % 7, i)),
+        |_, i, _| seen.lock().unwrap().push(i),
+        &ExecOptions::default(),
+    );
+    let pushes: Vec<u64> = stats.per_thread.iter().map(|t| t.pushes).collect();
+    assert_eq!(pushes, vec![1001, 1001, 1000, 1000]);
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..4002).collect::<Vec<_>>());
+}
+
+#[test]
+fn one_thread_strict_runs_in_priority_order_with_the_right_priority() {
+    let pool = Pool::new(1).unwrap();
+    let order = Mutex::new(Vec::new());
+    let prio_of = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+    let stats = for_each(
+        &pool,
+        &strict(),
+        (0..5000u64).map(|i| (prio_of(i), i)),
+        |p, i, _| {
+            assert_eq!(p, prio_of(i), "operator got the wrong priority for task {i}");
+            order.lock().unwrap().push(p);
+        },
+        &ExecOptions::default(),
+    );
+    let order = order.into_inner().unwrap();
+    assert_eq!(order.len(), 5000);
+    assert!(order.windows(2).all(|w| w[0] <= w[1]), "strict on one thread must pop in priority order");
+    assert_eq!(stats.total.tasks, 5000);
+    assert_eq!(stats.scheduler, "strict");
+}
+
+#[test]
+fn operator_panic_is_reraised_and_the_pool_survives() {
+    let pool = Pool::new(3).unwrap();
+    let tree = Tree::new(200_000, 10);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        for_each(
+            &pool,
+            &strict(),
+            tree.initial(),
+            |p, id, ctx| {
+                if id == 5000 {
+                    panic!("boom at task 5000");
+                }
+                tree.run(p, id, ctx)
+            },
+            &ExecOptions::default(),
+        )
+    }));
+    let payload = outcome.expect_err("the panic must reach the caller");
+    let msg = payload.downcast_ref::<&str>().copied().unwrap_or("");
+    assert_eq!(msg, "boom at task 5000");
+    // The same pool runs the next job normally.
+    let tree = Tree::new(100_000, 10);
+    let stats = for_each(
+        &pool,
+        &strict(),
+        tree.initial(),
+        |p, id, ctx| tree.run(p, id, ctx),
+        &ExecOptions::default(),
+    );
+    tree.check(&stats, "run after a panic");
+}
+
+#[test]
+fn nested_for_each_on_the_same_pool_is_refused() {
+    let pool = Pool::new(2).unwrap();
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        for_each(
+            &pool,
+            &strict(),
+            [(0, 0u32)],
+            |_, _, _| {
+                for_each(&pool, &strict(), [(0, 0u32)], |_, _, _| {}, &ExecOptions::default());
+            },
+            &ExecOptions::default(),
+        )
+    }));
+    let payload = outcome.expect_err("nested run must panic, not deadlock");
+    let msg = payload.downcast_ref::<&str>().copied().unwrap_or("");
+    assert!(msg.contains("nested"), "{msg}");
+    // A nested run on another pool is fine.
+    let inner_pool = Pool::new(1).unwrap();
+    let inner_tasks = AtomicU64::new(0);
+    for_each(
+        &pool,
+        &strict(),
+        [(0, 0u32), (0, 1)],
+        |_, _, _| {
+            let s = for_each(&inner_pool, &strict(), [(0, 0u32)], |_, _, _| {}, &ExecOptions::default());
+            inner_tasks.fetch_add(s.total.tasks, Ordering::Relaxed);
+        },
+        &ExecOptions::default(),
+    );
+    assert_eq!(inner_tasks.into_inner(), 2);
+}
+
+#[test]
+fn concurrent_callers_share_one_pool() {
+    let pool = Pool::new(2).unwrap();
+    std::thread::scope(|s| {
+        for caller in 0..3 {
+            let pool = &pool;
+            s.spawn(move || {
+                for round in 0..20 {
+                    let tree = Tree::new(20_000 + caller * 1000 + round, 3);
+                    let stats = for_each(
+                        pool,
+                        &strict(),
+                        tree.initial(),
+                        |p, id, ctx| tree.run(p, id, ctx),
+                        &ExecOptions::default(),
+                    );
+                    tree.check(&stats, &format!("caller {caller} round {round}"));
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn stale_marks_and_scheduler_counters_are_merged() {
+    let pool = Pool::new(2).unwrap();
+    let tree = Tree::new(50_000, 4);
+    let sched = Hoard::new();
+    let stats = for_each_on(
+        &pool,
+        &sched,
+        tree.initial(),
+        |p, id, ctx| {
+            if id % 3 == 0 {
+                ctx.mark_stale();
+            }
+            tree.run(p, id, ctx)
+        },
+        &ExecOptions::default(),
+    );
+    tree.check(&stats, "hoard with stale marks");
+    assert_eq!(stats.total.stale_tasks, (0..50_000u64).filter(|i| i % 3 == 0).count() as u64);
+    let per_thread_spurious: u64 = stats
+        .per_thread
+        .iter()
+        .map(|t| t.sched_counters.iter().find(|(n, _)| *n == "spurious_empty_pops").unwrap().1)
+        .sum();
+    assert_eq!(stats.total.sched_counters, vec![("spurious_empty_pops", per_thread_spurious)]);
+    assert_eq!(stats.per_thread.len(), 2);
+    assert!(stats.total.empty_pops >= 2, "each thread fails at least one pop before terminating");
+}
+
+#[test]
+fn cycle_timing_accounts_for_every_operation() {
+    let pool = Pool::new(2).unwrap();
+    let tree = Tree::new(100_000, 8);
+    let spin = |id: u64| (0..50u64).fold(id, |a, b| std::hint::black_box(a.rotate_left(5) ^ b));
+    let stats = for_each(
+        &pool,
+        &strict(),
+        tree.initial(),
+        |p, id, ctx| {
+            std::hint::black_box(spin(id));
+            tree.run(p, id, ctx)
+        },
+        &ExecOptions { cycle_timing: true },
+    );
+    tree.check(&stats, "timed run");
+    for (tid, t) in stats.per_thread.iter().enumerate() {
+        let c = t.cycles.expect("cycle timing was on");
+        assert_eq!(c.deq_ops, t.pops, "thread {tid}: every successful pop is timed");
+        assert_eq!(c.enq_ops, t.pushes, "thread {tid}: every push is timed");
+        assert!(c.total() >= c.task + c.enq + c.deq + c.failed_deq);
+        if t.tasks > 0 {
+            assert!(c.task > 0 && c.deq > 0, "thread {tid}: {c:?}");
+        }
+    }
+    let total = stats.total.cycles.expect("merged cycles");
+    assert_eq!(total.deq_ops, 100_000);
+    assert!(total.task > 0 && total.enq > 0 && total.deq > 0);
+
+    let untimed = for_each(&pool, &strict(), [(0, 0u64)], |_, _, _| {}, &ExecOptions { cycle_timing: false });
+    assert!(untimed.total.cycles.is_none() && untimed.per_thread.iter().all(|t| t.cycles.is_none()));
+}
+
+#[test]
+fn more_threads_than_cores_terminate_promptly() {
+    let threads = 4 * ordo_exec::available_cores();
+    let pool = Pool::new(threads).unwrap();
+    let start = std::time::Instant::now();
+    for round in 0..50 {
+        let tree = Tree::new(2000, 1);
+        let stats = for_each(
+            &pool,
+            &strict(),
+            tree.initial(),
+            |p, id, ctx| tree.run(p, id, ctx),
+            &ExecOptions::default(),
+        );
+        tree.check(&stats, &format!("oversubscribed round {round}"));
+    }
+    // 50 runs of 2000 tiny tasks: parked threads must not hold termination up
+    // for long (generous bound for a loaded CI machine).
+    assert!(start.elapsed().as_secs_f64() < 20.0, "took {:?}", start.elapsed());
+}

@@ -89,3 +89,33 @@ impl Drop for Progress {
         self.stop_now();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+
+    #[test]
+    fn quick_work_finishes_without_waiting_for_the_delay() {
+        let t = Instant::now();
+        let p = Progress::bytes("loading", 100);
+        let report = p.callback();
+        report(40, 200);
+        assert_eq!(p.bar.length(), Some(200), "the callback adopts the reported total");
+        assert_eq!(p.bar.position(), 40);
+        p.finish();
+        Progress::spinner("generating").finish();
+        assert!(t.elapsed() < SHOW_AFTER, "finishing must not wait for the display delay");
+    }
+
+    #[test]
+    fn slow_work_turns_the_display_on() {
+        let p = Progress::spinner("slow");
+        std::thread::sleep(SHOW_AFTER + Duration::from_millis(300));
+        // The waiter has given up waiting and switched to stderr (which
+        // indicatif hides again by itself when stderr is not a terminal).
+        assert!(p.waiter.as_ref().is_some_and(|w| w.is_finished()));
+        drop(p);
+    }
+}

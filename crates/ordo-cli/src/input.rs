@@ -52,13 +52,28 @@ pub(crate) struct InputArgs {
 
 impl InputArgs {
     /// A short name of the input for reports: the file path or the
-    /// canonical generator spec.
+    /// canonical generator spec, followed by the options that change the
+    /// graph, e.g. `FLA.edges.gz [weights=uniform:1..100000:seed=1, symmetrized]`.
     pub(crate) fn describe(&self) -> String {
-        match (&self.graph, &self.gen) {
+        let mut name = match (&self.graph, &self.gen) {
             (Some(p), _) => p.display().to_string(),
             (None, Some(s)) => s.parse::<GenSpec>().map_or_else(|_| s.clone(), |g| g.to_string()),
             (None, None) => "(no input)".into(),
+        };
+        let mut changes = Vec::new();
+        if self.load.weights != WeightSpec::Keep {
+            changes.push(format!("weights={}", self.load.weights));
         }
+        if self.load.symmetrize {
+            changes.push("symmetrized".to_string());
+        }
+        if self.load.remap {
+            changes.push("remapped".to_string());
+        }
+        if !changes.is_empty() {
+            name.push_str(&format!(" [{}]", changes.join(", ")));
+        }
+        name
     }
 }
 

@@ -82,6 +82,7 @@ fn info_of_generated_kron_and_grid() {
 
     let u = json(&["info", "--gen", "grid:w=5,h=5", "--weights", "unit", "--json"]);
     assert_eq!(u["weights"]["distinct"], 1);
+    assert_eq!(u["graph"], "grid:w=5,h=5,wmin=1,wmax=10000,seed=1 [weights=unit]");
     assert_eq!(u["weights"]["max"], 1);
 }
 

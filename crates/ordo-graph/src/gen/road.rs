@@ -8,8 +8,9 @@
 //! 1. **Points.** The `n` vertices sit on a `w × h` grid (`w = ⌈√n⌉`, row
 //!    major, the last row possibly partial). Column widths and row heights are
 //!    drawn from a reflected random walk in log space between `min_len` and
-//!    `max_len`, so that narrow columns cluster into towns and wide ones into
-//!    countryside, and lengths span `max_len / min_len` (10^4 by default).
+//!    `max_len` (starting at their geometric mean), so that narrow columns
+//!    cluster into towns and wide ones into countryside, and lengths span
+//!    `max_len / min_len` (10^4 by default).
 //!    Each point is placed uniformly in the middle 70% of its cell (jitter), so
 //!    no two edges have exactly the same length.
 //! 2. **Spanning tree.** The candidate edges are the 4-neighbour grid edges
@@ -34,26 +35,32 @@ use super::{stream_rng, RoadParams};
 use crate::csr::{CoordSystem, Coordinates, Graph};
 use crate::transform::DisjointSets;
 
-/// A reflected random walk in log space over `[ln lo, ln hi]`, one step per
-/// cell: the cell sides.
+/// A reflected multiplicative random walk between `lo` and `hi`, one step
+/// per cell: the cell sides. Each step multiplies or divides by a uniform
+/// factor in `[1, 1.8]` (a symmetric walk in log space) and reflects at the
+/// bounds. Only IEEE basic operations are used (no `exp`/`ln`, whose last bit
+/// depends on the platform's libm), so the result is identical everywhere.
 fn cell_sides(rng: &mut impl RngExt, count: usize, lo: f64, hi: f64) -> Vec<f64> {
-    let (llo, lhi) = (lo.ln(), hi.ln());
-    let span = lhi - llo;
-    let mut x = if span > 0.0 { rng.random_range(llo..=lhi) } else { llo };
-    let step = (span / 16.0).max(1e-9);
+    let mut side = (lo * hi).sqrt();
+    let max_step = (hi / lo).min(1.8);
     (0..count)
         .map(|_| {
-            if span > 0.0 {
-                x += rng.random_range(-step..=step);
-                if x < llo {
-                    x = 2.0 * llo - x;
+            if hi > lo {
+                let step = rng.random_range(1.0..=max_step);
+                if rng.random_bool(0.5) {
+                    side *= step;
+                } else {
+                    side /= step;
                 }
-                if x > lhi {
-                    x = 2.0 * lhi - x;
+                if side < lo {
+                    side = lo * lo / side;
                 }
-                x = x.clamp(llo, lhi);
+                if side > hi {
+                    side = hi * hi / side;
+                }
+                side = side.clamp(lo, hi);
             }
-            x.exp()
+            side
         })
         .collect()
 }

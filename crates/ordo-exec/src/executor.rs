@@ -3,6 +3,11 @@
 //!
 //! The loop is written once and monomorphised per scheduler handle, operator
 //! and timing mode (`TIMED`): with timing off, no clock is read in the loop.
+//!
+//! Cycle timing reads the clock once per boundary between phases ("laps"):
+//! the time since the previous lap goes to the phase that just ended. The
+//! hot path (pop, run, push) costs three clock reads per task; the short loop
+//! overhead between the end of a push and the next pop is counted as Deq.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::AtomicUsize;
@@ -34,23 +39,30 @@ pub(crate) struct Counters {
     pushes_since_wake: u64,
     /// Cycle sums; only written when the loop is `TIMED`.
     pub(crate) cycles: CycleBreakdown,
+    /// Clock at the last lap (`TIMED` only).
+    last_lap: u64,
 }
 
-#[inline(always)]
-fn clock<const TIMED: bool>() -> u64 {
-    if TIMED {
-        timing::now()
-    } else {
-        0
+impl Counters {
+    /// Cycles since the previous lap (0 when not `TIMED`: no clock read).
+    #[inline(always)]
+    fn lap<const TIMED: bool>(&mut self) -> u64 {
+        if TIMED {
+            let now = timing::now();
+            let elapsed = now.wrapping_sub(self.last_lap);
+            self.last_lap = now;
+            elapsed
+        } else {
+            0
+        }
     }
 }
 
 /// One pop, counted (and timed as Deq or failed Deq).
 #[inline(always)]
 fn pop_counted<T, H: Handle<T>, const TIMED: bool>(handle: &mut H, c: &mut Counters) -> Option<(Prio, T)> {
-    let t0 = clock::<TIMED>();
     let popped = handle.pop();
-    let dt = clock::<TIMED>().wrapping_sub(t0);
+    let dt = c.lap::<TIMED>();
     if popped.is_some() {
         c.pops += 1;
         if TIMED {
@@ -81,9 +93,8 @@ fn run_task<T, H, F, const TIMED: bool>(
 {
     // Issue #5 (good vs useless work) will compare `ctx.stale_count()` before
     // and after this call and add the task's cycles to the matching class.
-    let t0 = clock::<TIMED>();
     op(prio, task, ctx);
-    let t1 = clock::<TIMED>();
+    c.cycles.task += c.lap::<TIMED>();
     c.tasks += 1;
     let mut pushed = 0;
     for (p, t) in ctx.drain_pushes() {
@@ -91,9 +102,7 @@ fn run_task<T, H, F, const TIMED: bool>(
         pushed += 1;
     }
     if TIMED {
-        let t2 = clock::<TIMED>();
-        c.cycles.task += t1.wrapping_sub(t0);
-        c.cycles.enq += t2.wrapping_sub(t1);
+        c.cycles.enq += c.lap::<TIMED>();
         c.cycles.enq_ops += pushed;
     }
     c.pushes += pushed;
@@ -126,12 +135,9 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
                 None => match pop_counted::<T, H, TIMED>(handle, c) {
                     Some(task) => task,
                     None => {
-                        let t0 = clock::<TIMED>();
                         handle.flush();
                         c.flushes += 1;
-                        if TIMED {
-                            c.cycles.enq += clock::<TIMED>().wrapping_sub(t0);
-                        }
+                        c.cycles.enq += c.lap::<TIMED>();
                         match pop_counted::<T, H, TIMED>(handle, c) {
                             Some(task) => task,
                             None => break,
@@ -149,6 +155,8 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
             if term.is_done() {
                 return;
             }
+            // Idling, backing off and the termination word count as Other.
+            c.cycles.other += c.lap::<TIMED>();
             let ticket = term.begin_scan();
             c.idle_scans += 1;
             match pop_counted::<T, H, TIMED>(handle, c) {
@@ -182,25 +190,25 @@ where
     T: Send,
     F: Fn(Prio, T, &mut Context<T>),
 {
-    let start = clock::<TIMED>();
     let mut c = Counters::default();
+    c.lap::<TIMED>();
+    let start = c.last_lap;
     let mut handle = sched.handle(tid);
-    let t0 = clock::<TIMED>();
+    c.cycles.other += c.lap::<TIMED>();
     let initial_count = initial.len() as u64;
     for (p, t) in initial {
         handle.push(p, t);
     }
     c.pushes += initial_count;
-    if TIMED {
-        c.cycles.enq += clock::<TIMED>().wrapping_sub(t0);
-        c.cycles.enq_ops += initial_count;
-    }
+    c.cycles.enq += c.lap::<TIMED>();
+    c.cycles.enq_ops += if TIMED { initial_count } else { 0 };
     crate::sleep::wait_for_all(&run.arrived, run.threads, &run.term);
+    c.cycles.other += c.lap::<TIMED>();
     let mut ctx = Context::new(tid);
     run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c);
     c.stale = ctx.stale_count();
     let cycles = TIMED.then(|| {
-        let total = clock::<TIMED>().wrapping_sub(start);
+        let total = timing::now().wrapping_sub(start);
         let mut b = c.cycles;
         let accounted = b.task + b.enq + b.deq + b.failed_deq;
         b.other = total.saturating_sub(accounted);

@@ -1,0 +1,57 @@
+//! Regression guard for the executor's own cost (no dependencies, so it
+//! builds fast): per-task overhead of `for_each` on trivial tasks, and the
+//! latency of a run with nothing to do (broadcast + termination detection).
+//! Prints one `key=value` line per measurement for scripts to grep.
+//!
+//! `cargo bench -p ordo-exec --bench overhead`
+
+use std::time::Instant;
+
+use ordo_exec::{for_each, ExecOptions, Pool};
+use ordo_sched::SchedulerSpec;
+
+fn tree_run(pool: &Pool, spec: &SchedulerSpec, n: u64, opts: &ExecOptions) -> f64 {
+    let stats = for_each(
+        pool,
+        spec,
+        [(0, 0u64)],
+        |depth, i, ctx| {
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < n {
+                    ctx.push(depth + 1, child);
+                }
+            }
+        },
+        opts,
+    );
+    assert_eq!(stats.total.tasks, n);
+    stats.time_s
+}
+
+fn main() {
+    let n = 2_000_000u64;
+    for threads in [1, 2] {
+        let pool = Pool::new(threads).expect("pool");
+        for name in ["fifo", "obim", "strict"] {
+            let Ok(spec) = name.parse::<SchedulerSpec>() else { continue };
+            for cycle_timing in [false, true] {
+                let opts = ExecOptions { cycle_timing };
+                let best = (0..3).map(|_| tree_run(&pool, &spec, n, &opts)).fold(f64::INFINITY, f64::min);
+                println!(
+                    "bench=tree_tasks sched={spec} threads={threads} cycle_timing={cycle_timing} tasks={n} ns_per_task={:.1}",
+                    best * 1e9 / n as f64
+                );
+            }
+        }
+        let spec: SchedulerSpec = "strict".parse().expect("strict");
+        let runs = 2000;
+        let start = Instant::now();
+        for _ in 0..runs {
+            for_each(&pool, &spec, std::iter::empty::<(u64, u32)>(), |_, _, _| {}, &ExecOptions::default());
+        }
+        println!(
+            "bench=empty_run threads={threads} runs={runs} us_per_run={:.1}",
+            start.elapsed().as_secs_f64() * 1e6 / runs as f64
+        );
+    }
+}

@@ -11,6 +11,7 @@ mod cmd_info;
 mod cmd_run;
 mod input;
 mod progress;
+mod report;
 
 /// ordo: priority-scheduled irregular graph algorithms.
 #[derive(Parser)]

@@ -1,0 +1,193 @@
+//! `ordo run` end to end: JSON output, `--out` files, verification, errors.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn ordo() -> Command {
+    Command::cargo_bin("ordo").unwrap()
+}
+
+/// Runs `ordo run ARGS --json` successfully and parses its one JSON object.
+fn run_json(args: &[&str]) -> Value {
+    let out = ordo().arg("run").args(args).arg("--json").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "ordo run {args:?} failed: {stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.trim().lines().count(), 1, "--json prints exactly one line: {stdout}");
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+fn rome99() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/rome99.gr");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} not found (../shared/data absent)", p.display());
+        None
+    }
+}
+
+const SMALL: &str = "grid:w=40,h=30,seed=3";
+
+#[test]
+fn sssp_verify_json_has_every_measure() {
+    let v = run_json(&["sssp", "--gen", SMALL, "--sched", "strict", "--threads", "2", "--verify"]);
+    for key in [
+        "app",
+        "graph",
+        "n",
+        "m",
+        "scheduler",
+        "threads",
+        "source",
+        "time_s",
+        "tasks",
+        "work_increase",
+        "empty_pops",
+        "stale_tasks",
+        "pushes",
+        "pops",
+        "sched_counters",
+        "traces",
+        "seq_time_s",
+        "vs_seq",
+        "verified",
+        "reached",
+        "max_dist",
+        "sum_dist",
+    ] {
+        assert!(v.get(key).is_some(), "JSON lacks `{key}`: {v}");
+    }
+    assert_eq!(v["app"], "sssp");
+    assert_eq!(v["n"], 1200);
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["reached"], 1200, "a grid is connected");
+    assert!(v["tasks"].as_u64().unwrap() >= 1200);
+    assert!(v["work_increase"].as_f64().unwrap() >= 1.0);
+    assert!(v["seq_time_s"].as_f64().unwrap() >= 0.0);
+    assert!(v["scheduler"].as_str().unwrap().starts_with("strict"));
+}
+
+#[test]
+fn every_scheduler_runs_sssp_and_bfs_verified() {
+    let names = ordo_sched::SchedulerSpec::names();
+    for name in names {
+        for app in ["sssp", "bfs"] {
+            let v = run_json(&[app, "--gen", SMALL, "--sched", name, "--threads", "2", "--verify"]);
+            assert_eq!(v["verified"], true, "{app} on {name}");
+            assert_eq!(v["reached"], 1200);
+        }
+    }
+    // BFS on a 40 x 30 grid from the corner: the farthest level is 39 + 29.
+    let v = run_json(&["bfs", "--gen", SMALL, "--sched", "strict", "--threads", "1"]);
+    assert_eq!(v["max_dist"], 68);
+    assert_eq!(v["verified"], false);
+    assert!(v["seq_time_s"].is_null());
+}
+
+#[test]
+fn out_file_has_one_line_per_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dist.txt");
+    let v = run_json(&[
+        "sssp",
+        "--gen",
+        SMALL,
+        "--sched",
+        "strict",
+        "--threads",
+        "1",
+        "--source",
+        "7",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1200);
+    let mut sum: u128 = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let (id, value) = line.split_once(' ').unwrap();
+        assert_eq!(id.parse::<usize>().unwrap(), i);
+        sum += value.parse::<u128>().unwrap();
+    }
+    assert_eq!(lines[7], "7 0");
+    assert_eq!(v["sum_dist"].as_u64().unwrap() as u128, sum);
+}
+
+#[test]
+fn out_file_marks_unreachable_vertices_inf() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("two.gr");
+    // Vertices 1 -> 2 (weight 5); vertex 3 unreachable.
+    std::fs::write(&graph, "p sp 3 1\na 1 2 5\n").unwrap();
+    let out = dir.path().join("d.txt");
+    ordo()
+        .args(["run", "sssp", "--sched", "strict", "--threads", "1", "--verify", "--graph"])
+        .arg(&graph)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0 0\n1 5\n2 inf\n");
+}
+
+#[test]
+fn rome99_from_file_matches_published_checksums() {
+    let Some(rome) = rome99() else { return };
+    let v = run_json(&[
+        "sssp",
+        "--graph",
+        rome.to_str().unwrap(),
+        "--sched",
+        "strict",
+        "--threads",
+        "2",
+        "--verify",
+    ]);
+    // data/README.md: from vertex 1 (1-based) sum 116,006,476, max 69,102.
+    assert_eq!(v["n"], 3353);
+    assert_eq!(v["m"], 8870);
+    assert_eq!(v["reached"], 3353);
+    assert_eq!(v["sum_dist"], 116_006_476u64);
+    assert_eq!(v["max_dist"], 69_102);
+}
+
+#[test]
+fn bad_scheduler_is_one_line_listing_schedulers() {
+    let out = ordo().args(["run", "sssp", "--gen", SMALL, "--sched", "nonesuch"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains("nonesuch"), "{stderr}");
+    for name in ordo_sched::SchedulerSpec::names() {
+        assert!(stderr.contains(name), "the error lists `{name}`: {stderr}");
+    }
+}
+
+#[test]
+fn bad_source_is_one_line_error() {
+    let out = ordo()
+        .args(["run", "bfs", "--gen", SMALL, "--sched", "strict", "--source", "5000"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("5000") && stderr.contains("1200"), "{stderr}");
+}
+
+#[test]
+fn text_report_names_the_measures() {
+    let out = ordo().args(["run", "sssp", "--gen", SMALL, "--sched", "strict", "--verify"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for word in
+        ["time", "tasks", "work increase", "empty pops", "stale tasks", "seq time", "vs seq", "verified"]
+    {
+        assert!(text.contains(word), "text report lacks `{word}`:\n{text}");
+    }
+}

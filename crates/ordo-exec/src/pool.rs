@@ -10,6 +10,7 @@ use std::any::Any;
 use std::cell::Cell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -60,9 +61,11 @@ impl PoolBuilder {
         self
     }
 
-    /// Pin worker `i` to core `i` (default on). Pinning is only attempted
-    /// when there are at most as many workers as cores; whether it worked is
-    /// reported by [`Pool::pinned`].
+    /// Pin each worker to its own core (default on): worker `i` of the first
+    /// pool of the process on core `i`; later pools rotate on from where the
+    /// previous one ended, so concurrently alive pools spread over the cores.
+    /// Pinning is only attempted when there are at most as many workers as
+    /// cores; whether it worked is reported by [`Pool::pinned`].
     pub fn pin(mut self, pin: bool) -> Self {
         self.pin = pin;
         self
@@ -109,6 +112,9 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// Where the next pinned pool's worker 0 goes (modulo the core count).
+static NEXT_PIN_BASE: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// The pool (address of its shared state) this thread is a worker of, or 0.
@@ -173,7 +179,12 @@ impl Pool {
             job_finished: Condvar::new(),
         });
         let cores = if pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
-        let pin_to = |i: usize| if pin && threads <= cores.len() { Some(cores[i]) } else { None };
+        let pin = pin && !cores.is_empty() && threads <= cores.len();
+        // The first pool of the process puts worker i on core i; later pools
+        // start where the previous one ended, so that pools alive at the same
+        // time (tests running in parallel) do not all stack on core 0.
+        let base = if pin { NEXT_PIN_BASE.fetch_add(threads, Ordering::Relaxed) } else { 0 };
+        let pin_to = |i: usize| pin.then(|| cores[(base + i) % cores.len()]);
         let (pinned_tx, pinned_rx) = mpsc::channel::<bool>();
         let mut pool = Pool {
             shared: shared.clone(),

@@ -246,3 +246,37 @@ fn more_threads_than_cores_terminate_promptly() {
     // for long (generous bound for a loaded CI machine).
     assert!(start.elapsed().as_secs_f64() < 20.0, "took {:?}", start.elapsed());
 }
+
+#[test]
+fn pinned_workers_run_on_one_core_each() {
+    let pool = Pool::new(1).unwrap();
+    if !pool.pinned() {
+        eprintln!("pinning not permitted here; skipping the affinity check");
+        return;
+    }
+    let allowed = Mutex::new(Vec::new());
+    for_each(
+        &pool,
+        &strict(),
+        [(0, 0u32)],
+        |_, _, _| *allowed.lock().unwrap() = core_affinity::get_core_ids().unwrap_or_default(),
+        &ExecOptions::default(),
+    );
+    assert_eq!(allowed.into_inner().unwrap().len(), 1, "a pinned worker may run on exactly one core");
+    let unpinned = Pool::with_pinning(1, false).unwrap();
+    let allowed = Mutex::new(Vec::new());
+    for_each(
+        &unpinned,
+        &strict(),
+        [(0, 0u32)],
+        |_, _, _| *allowed.lock().unwrap() = core_affinity::get_core_ids().unwrap_or_default(),
+        &ExecOptions::default(),
+    );
+    // An unpinned worker inherits the affinity of the thread that made the pool.
+    assert_eq!(allowed.into_inner().unwrap().len(), allowed_len_of_process());
+}
+
+/// Cores this process may run on.
+fn allowed_len_of_process() -> usize {
+    core_affinity::get_core_ids().map_or(1, |c| c.len())
+}

@@ -22,5 +22,6 @@ pub(crate) fn now() -> u64 {
     }
 }
 
-/// The unit of [`now`], for reports.
+/// The unit of [`CycleBreakdown`](crate::CycleBreakdown) values: `"tsc_cycles"` on
+/// x86-64, `"ns"` elsewhere.
 pub const CYCLE_UNIT: &str = if cfg!(target_arch = "x86_64") { "tsc_cycles" } else { "ns" };

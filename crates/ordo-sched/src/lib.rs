@@ -16,11 +16,14 @@
 //! [`spec`].
 
 pub(crate) mod bag;
+pub(crate) mod dary_heap;
 pub mod chunk;
 pub mod fifo;
 pub mod lifo;
+pub mod mq;
 pub mod obim;
 pub mod pmod;
+pub(crate) mod rng;
 pub mod spec;
 pub mod strict;
 pub mod sync;

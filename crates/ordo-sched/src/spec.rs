@@ -187,6 +187,7 @@ macro_rules! schedulers {
 // Registration: one line per scheduler.
 use crate::fifo::{ChunkedConfig, Fifo};
 use crate::lifo::Lifo;
+use crate::mq::{MqConfig, MultiQueue};
 use crate::obim::{Obim, ObimConfig};
 use crate::pmod::{Pmod, PmodConfig};
 use crate::strict::{self, Strict};
@@ -201,6 +202,8 @@ schedulers! {
     Obim => "obim", Obim, ObimConfig;
     /// obim with adaptive priority merging (PMOD paper §4).
     Pmod => "pmod", Pmod, PmodConfig;
+    /// The classic Multi-Queue and its optimisations (SMQ paper §2.1, §4, App. C, E).
+    Mq => "mq", MultiQueue, MqConfig;
 }
 
 impl fmt::Display for SchedulerSpec {

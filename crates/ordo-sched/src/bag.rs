@@ -91,7 +91,7 @@ impl<T> Bag<T> {
     }
 
     /// Whether some socket queue appears to hold a chunk (a hint).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn looks_nonempty(&self) -> bool {
         self.queues.iter().any(|q| q.len.load(Ordering::Acquire) > 0)
     }

@@ -24,6 +24,12 @@
 //!   work; it is lowered by pushes and raised to the bag where a slow pop
 //!   succeeds. A socket leader scans from the minimum over all threads, any
 //!   other thread from the minimum of its own and its leader's bound.
+//!   Departure from Galois, which leaves `scanStart` alone when a slow pop
+//!   fails: here a failed slow pop sets it to "no work" (above every key),
+//!   and a thread starts with "no work". Otherwise an idle thread's old bound
+//!   holds every leader's scan down at it, and with many small bags (obim at
+//!   `delta=0` on road graphs) each slow pop rescans thousands of empty bags:
+//!   SSSP on a 1500-vertex road graph took minutes on two threads.
 //!
 //! # The handle contract
 //! Galois' hierarchical bound can skip a bag another (non-leader) thread
@@ -34,7 +40,9 @@
 //! bound to the task's key, and a thread raises its bound past a key only
 //! after finding that bag empty (own private chunks included) or after
 //! taking its chunk into its own pop chunk at the current bag, whose key is
-//! never below the bound. So the retried scan sees every published task.
+//! never below the bound. A failed slow pop scanned everything from its own
+//! bound on, so the thread holds no task and "no work" is a valid bound. So
+//! the retried scan sees every published task.
 //! The bounds are read with relaxed loads: under concurrency a stale value only
 //! costs quality; with no other thread operating, the synchronisation that
 //! established quiescence makes the final values visible.
@@ -53,8 +61,20 @@ use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
 use crate::topology::Topology;
 use crate::{Handle, Prio, SchedReport, Scheduler};
 
-/// `scanStart` value meaning "the earliest key": scan everything.
-const EARLIEST: usize = usize::MAX;
+/// `scanStart` value meaning "this thread left no work anywhere": the bound
+/// lies above every key. Any other value is a log index.
+const NO_WORK: usize = usize::MAX;
+
+/// A back-scan bound as a position in key order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Bound<K> {
+    /// Below every key: scan everything.
+    Earliest,
+    /// From this key on.
+    At(K),
+    /// Above every key: nothing to scan.
+    Latest,
+}
 
 /// What distinguishes `obim` from `pmod`: how a priority maps to a bag key,
 /// and hooks on every event (PMOD counts them to adapt its merging factor).
@@ -106,7 +126,7 @@ pub struct Ordered<T, P: Policy> {
     log: Mutex<Log<P::Key, T>>,
     /// `log.len()`, readable without the lock.
     version: AtomicUsize,
-    /// Each thread's back-scan bound: a log index, or `EARLIEST`.
+    /// Each thread's back-scan bound: a log index, or `NO_WORK`.
     scan_start: Box<[CachePadded<AtomicUsize>]>,
 }
 
@@ -119,7 +139,7 @@ impl<T: Send, P: Policy> Ordered<T, P> {
             chunk: P::chunk(cfg),
             log: Mutex::new(Vec::new()),
             version: AtomicUsize::new(0),
-            scan_start: (0..threads).map(|_| CachePadded::new(AtomicUsize::new(EARLIEST))).collect(),
+            scan_start: (0..threads).map(|_| CachePadded::new(AtomicUsize::new(NO_WORK))).collect(),
             topology,
         }
     }
@@ -153,9 +173,9 @@ impl<T: Send, P: Policy> Scheduler<T> for Ordered<T, P> {
 
     fn handle(&self, tid: usize) -> OrderedHandle<'_, T, P> {
         let tid = tid.min(self.scan_start.len() - 1);
-        // A fresh handle has left no work anywhere; its bound starts at
-        // "earliest", which is below everything and so always safe.
-        self.scan_start[tid].store(EARLIEST, Ordering::Relaxed);
+        // A previous handle of this thread may have published work: keep its
+        // bound (initially `NO_WORK`).
+        let scan_start = self.scan_start[tid].load(Ordering::Relaxed);
         let leader = self.topology.leader_of_thread(tid);
         OrderedHandle {
             sched: self,
@@ -166,7 +186,7 @@ impl<T: Send, P: Policy> Scheduler<T> for Ordered<T, P> {
             map: BTreeMap::new(),
             current: None,
             pop_chunk: None,
-            scan_start: EARLIEST,
+            scan_start,
             dirty: Vec::new(),
             pool: ChunkPool::new(self.chunk),
             local: P::Local::default(),
@@ -202,6 +222,7 @@ struct Stats {
     bags_created: u64,
     local_map_refreshes: u64,
     bsp_rescans: u64,
+    bags_scanned: u64,
 }
 
 /// A thread's handle on an [`Ordered`] scheduler.
@@ -231,23 +252,30 @@ pub struct OrderedHandle<'s, T, P: Policy> {
 impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
     /// Appends log entries `slots.len()..` to the local map. `log` is held.
     fn replay_from(&mut self, log: &[(P::Key, Arc<Bag<T>>)]) {
-        if self.slots.len() >= log.len() {
-            return;
-        }
-        self.stats.local_map_refreshes += 1;
-        for (key, bag) in &log[self.slots.len()..] {
-            let idx = self.slots.len();
-            self.slots.push(Slot { key: *key, bag: Arc::clone(bag), push: None, in_dirty: false });
-            self.map.insert(*key, idx);
-        }
+        let fresh = log.get(self.slots.len()..).map(<[_]>::to_vec).unwrap_or_default();
+        self.replay_from_copy(fresh);
     }
 
     /// Replays the global log into the local map if it has grown.
+    /// The new entries are copied out under the lock and inserted into the
+    /// local map after releasing it, so bag creators wait only for the copy.
     fn refresh(&mut self) {
         if self.sched.version.load(Ordering::Acquire) != self.slots.len() {
-            let sched = self.sched;
-            let log = sched.lock_log();
-            self.replay_from(&log);
+            let fresh = self.sched.lock_log().get(self.slots.len()..).map(<[_]>::to_vec).unwrap_or_default();
+            self.replay_from_copy(fresh);
+        }
+    }
+
+    /// Appends copied log entries that follow `slots.len()` to the local map.
+    fn replay_from_copy(&mut self, fresh: Log<P::Key, T>) {
+        if fresh.is_empty() {
+            return;
+        }
+        self.stats.local_map_refreshes += 1;
+        for (key, bag) in fresh {
+            let idx = self.slots.len();
+            self.slots.push(Slot { key, bag, push: None, in_dirty: false });
+            self.map.insert(key, idx);
         }
     }
 
@@ -298,51 +326,46 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
         self.current = Some((idx, key));
     }
 
-    /// The key of a bound, or `None` for "earliest" (also for an index not
-    /// yet in the local map, which is conservative).
-    fn bound_key(&self, idx: usize) -> Option<P::Key> {
-        self.slots.get(idx).map(|s| s.key)
-    }
-
-    /// Bounds are compared as keys, `None` (earliest) being the lowest.
-    fn min_bound(a: Option<P::Key>, b: Option<P::Key>) -> Option<P::Key> {
-        match (a, b) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            _ => None,
+    /// The bound a `scanStart` value stands for. An index not yet in the
+    /// local map (impossible after a refresh, see the module docs) counts as
+    /// `Earliest`, which is conservative.
+    fn bound(&self, idx: usize) -> Bound<P::Key> {
+        match idx {
+            NO_WORK => Bound::Latest,
+            _ => self.slots.get(idx).map_or(Bound::Earliest, |s| Bound::At(s.key)),
         }
     }
 
     /// The minimum bound over all threads.
-    fn global_bound(&self) -> Option<P::Key> {
-        let mut m = self.bound_key(self.scan_start);
-        for (t, s) in self.sched.scan_start.iter().enumerate() {
-            if t != self.tid {
-                m = Self::min_bound(m, self.bound_key(s.load(Ordering::Relaxed)));
-            }
-        }
-        m
+    fn global_bound(&self) -> Bound<P::Key> {
+        let others = self.sched.scan_start.iter().enumerate().filter(|&(t, _)| t != self.tid);
+        others
+            .map(|(_, s)| self.bound(s.load(Ordering::Relaxed)))
+            .fold(self.bound(self.scan_start), Bound::min)
     }
 
     /// Where a slow pop starts scanning (Galois' hierarchical BSP).
-    fn scan_bound(&self) -> Option<P::Key> {
+    fn scan_bound(&self) -> Bound<P::Key> {
         if self.leader == self.tid {
             self.global_bound()
         } else {
             let leader = self.sched.scan_start[self.leader].load(Ordering::Relaxed);
-            Self::min_bound(self.bound_key(self.scan_start), self.bound_key(leader))
+            self.bound(self.scan_start).min(self.bound(leader))
         }
     }
 
     /// Scans the local map from `from` in key order for a bag with work
     /// (shared chunks first, then this thread's own unpublished chunk); makes
     /// the first such bag current and returns a task from it.
-    fn scan(&mut self, from: Option<P::Key>) -> Option<(Prio, T)> {
+    fn scan(&mut self, from: Bound<P::Key>) -> Option<(Prio, T)> {
         let range = match from {
-            None => self.map.range(..),
-            Some(k) => self.map.range(k..),
+            Bound::Earliest => self.map.range(..),
+            Bound::At(k) => self.map.range(k..),
+            Bound::Latest => return None,
         };
         let mut found = None;
         for (&key, &idx) in range {
+            self.stats.bags_scanned += 1;
             let slot = &mut self.slots[idx];
             if let Some((chunk, stolen)) = slot.bag.pop_chunk(self.socket) {
                 self.stats.chunks_taken += 1;
@@ -373,13 +396,18 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
         if let Some(item) = self.scan(bound) {
             return Some(item);
         }
-        if bound.is_some() {
-            let global = self.global_bound();
-            if global.is_none() || global < bound {
-                self.stats.bsp_rescans += 1;
-                return self.scan(global);
+        let global = self.global_bound();
+        if global < bound {
+            self.stats.bsp_rescans += 1;
+            if let Some(item) = self.scan(global) {
+                return Some(item);
             }
         }
+        // The scan covered every key from our own bound on and found nothing,
+        // our own chunks included: we hold no work anywhere. Saying so keeps
+        // an idle thread's stale bound from dragging every leader's scan back
+        // to it (quadratic scanning when bags are many and small).
+        self.set_scan_start(NO_WORK);
         None
     }
 
@@ -419,7 +447,7 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
             Some((c, k)) if k == key => c,
             current => {
                 let idx = self.lookup_or_create(key);
-                if self.scan_start != EARLIEST && key < self.slots[self.scan_start].key {
+                if Bound::At(key) < self.bound(self.scan_start) {
                     self.set_scan_start(idx);
                 }
                 // Opportunistically move to more urgent work (Galois obim).
@@ -484,6 +512,7 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
             ("bags_created", s.bags_created),
             ("local_map_refreshes", s.local_map_refreshes),
             ("bsp_rescans", s.bsp_rescans),
+            ("bags_scanned", s.bags_scanned),
         ]
     }
 }

@@ -144,3 +144,28 @@ fn report_counts_bags() {
     drop(h);
     assert_eq!(s.report().counters, vec![("bags_created", 4)]);
 }
+
+#[test]
+fn idle_thread_does_not_hold_back_the_leaders_scans() {
+    // T1 works once at a low priority, then idles (its pops fail). T0, the
+    // leader, then walks a wavefront of 4000 distinct priorities, each pop a
+    // slow pop. Had T1 kept its old bound, every slow pop of T0 would rescan
+    // all bags from T1's bound: about 4000^2 / 2 visits.
+    let s = obim(2, 0, 64);
+    let (mut t0, mut t1) = (s.handle(0), s.handle(1));
+    t1.push(0, 0);
+    assert_eq!(t1.pop(), Some((0, 0)));
+    assert!(t1.pop().is_none());
+    t0.push(1, 1);
+    let mut n = 1;
+    while let Some((p, _)) = t0.pop() {
+        assert!(t1.pop().is_none(), "T0's single tasks stay private");
+        if n < 4000 {
+            t0.push(p + 1, n);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 4000);
+    let scanned = counter(&t0, "bags_scanned");
+    assert!(scanned < 3 * 4000, "{scanned} bags scanned for 4000 slow pops");
+}

@@ -168,7 +168,7 @@ impl PmodPolicy {
     }
 
     /// Sets lmf as an adaptation would (tests start from a merged state).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn force_lmf(&self, lmf: u32) {
         self.lmf.store(lmf, Ordering::Relaxed);
         self.epoch.fetch_add(1, Ordering::Relaxed);
@@ -310,5 +310,45 @@ impl PmodPolicy {
         out.counters.push(("unmerges", self.unmerges.load(Ordering::Relaxed)));
         out.counters.push(("final_lmf", u64::from(self.lmf())));
         out.traces.push(Trace { name: "lmf", x_label: "dequeues", points: self.trace() });
+    }
+}
+
+#[cfg(loom)]
+mod loom_tests {
+    use super::*;
+    use crate::sync::Arc;
+
+    /// Two threads reach synchronising dequeues at once: adaptations never
+    /// overlap, so the trace, the change counters and the final lmf agree.
+    #[test]
+    fn loom_one_adapter_at_a_time() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(2);
+        builder.check(|| {
+            let cfg = PmodConfig { chunk: 1, freq_global: 0.1, ..PmodConfig::default() };
+            let policy = Arc::new(PmodPolicy::with_config(2, cfg));
+            let threads: Vec<_> = (0..2usize)
+                .map(|tid| {
+                    let policy = policy.clone();
+                    loom::thread::spawn(move || {
+                        let mut local = PmodLocal::default();
+                        policy.count_enq(tid, &mut local, 1000 * tid as u64, false);
+                        policy.count_deq(tid, &mut local);
+                        policy.count_deq(tid, &mut local);
+                        policy.sync_deq(tid, &mut local);
+                    })
+                })
+                .collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            let mut report = SchedReport::default();
+            policy.write_report(&mut report);
+            let get = |n: &str| report.counters.iter().find(|(k, _)| *k == n).unwrap().1;
+            let trace = policy.trace();
+            assert_eq!(trace.len() as u64, 1 + get("merges") + get("unmerges"));
+            assert_eq!(trace.last().unwrap().1, get("final_lmf"));
+            assert!(get("merges") >= 1, "sparse pushes and frequent slow pops must merge");
+        });
     }
 }

@@ -27,7 +27,6 @@ impl<T> DaryHeap<T> {
     }
 
     /// The number of tasks held.
-    #[cfg(test)]
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.items.len()

@@ -190,6 +190,8 @@ use crate::lifo::Lifo;
 use crate::mq::{MqConfig, MultiQueue};
 use crate::obim::{Obim, ObimConfig};
 use crate::pmod::{Pmod, PmodConfig};
+use crate::reld::{Reld, ReldConfig};
+use crate::smq::{SmqConfig, StealingMultiQueue};
 use crate::strict::{self, Strict};
 schedulers! {
     /// One locked binary heap: exact order.
@@ -204,6 +206,10 @@ schedulers! {
     Pmod => "pmod", Pmod, PmodConfig;
     /// The classic Multi-Queue and its optimisations (SMQ paper §2.1, §4, App. C, E).
     Mq => "mq", MultiQueue, MqConfig;
+    /// The Stealing Multi-Queue (SMQ paper §2.2, §4, Listings 2 and 4).
+    Smq => "smq", StealingMultiQueue, SmqConfig;
+    /// Random enqueue, local dequeue (PMOD paper §2.2).
+    Reld => "reld", Reld, ReldConfig;
 }
 
 impl fmt::Display for SchedulerSpec {

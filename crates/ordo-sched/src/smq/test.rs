@@ -1,0 +1,229 @@
+//! Unit tests of the Stealing Multi-Queue: nothing lost or duplicated, the
+//! `Handle` contract (own buffers, flush, lone pops), stealing of better
+//! buffers, single ownership and the spec.
+
+use super::*;
+use crate::SchedulerSpec;
+
+fn build(threads: usize, spec: &str) -> StealingMultiQueue<u64> {
+    let SchedulerSpec::Smq(cfg) = spec.parse().unwrap() else { panic!("not an smq spec") };
+    StealingMultiQueue::with_topology(Topology::single(threads), &cfg)
+}
+
+const VARIANTS: &[&str] =
+    &["smq", "smq:steal=1", "smq:steal=8", "smq:p_steal=1,d=2", "smq:p_steal=0,steal=16"];
+
+/// Pseudo-random priorities from a fixed LCG (independent of the scheduler's rng).
+fn prios(n: usize) -> Vec<u64> {
+    let mut x = 987654321u64;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 40) % 1000
+        })
+        .collect()
+}
+
+#[test]
+fn every_variant_returns_exactly_the_pushed_tasks() {
+    for spec in VARIANTS {
+        let s = build(3, spec);
+        let mut handles: Vec<_> = (0..3).map(|t| s.handle(t)).collect();
+        let ps = prios(3000);
+        for (i, &p) in ps.iter().enumerate() {
+            handles[i % 3].push(p, i as u64);
+        }
+        let mut got = Vec::new();
+        let mut active = [true; 3];
+        while active.iter().any(|&a| a) {
+            for (h, a) in handles.iter_mut().zip(active.iter_mut()) {
+                match h.pop() {
+                    Some((p, t)) => {
+                        assert_eq!(p, ps[t as usize], "{spec}: task {t} came back with another priority");
+                        got.push(t);
+                    }
+                    None => *a = false,
+                }
+            }
+        }
+        got.sort_unstable();
+        assert_eq!(got, (0..3000).collect::<Vec<_>>(), "{spec}");
+    }
+}
+
+#[test]
+fn one_thread_pops_in_exact_order() {
+    for spec in VARIANTS {
+        let s = build(1, spec);
+        let mut h = s.handle(0);
+        let ps = prios(700);
+        let mut want = Vec::new();
+        // Interleave pushes and pops: every pop returns the current minimum.
+        for (i, &p) in ps.iter().enumerate() {
+            h.push(p, i as u64);
+            want.push(p);
+            if i % 3 == 2 {
+                want.sort_unstable_by(|a, b| b.cmp(a));
+                assert_eq!(h.pop().map(|e| e.0), want.pop(), "{spec}");
+            }
+        }
+        want.sort_unstable_by(|a, b| b.cmp(a));
+        while let Some(p) = want.pop() {
+            assert_eq!(h.pop().map(|e| e.0), Some(p), "{spec}");
+        }
+        assert!(h.pop().is_none());
+    }
+}
+
+#[test]
+fn flushed_pushes_are_visible_and_a_lone_pop_never_fails() {
+    for spec in VARIANTS {
+        let s = build(4, spec);
+        let mut a = s.handle(0);
+        let mut b = s.handle(1);
+        for i in 0..41 {
+            a.push(i, i);
+        }
+        a.flush();
+        let mut got: Vec<u64> = (0..41).map(|_| b.pop().expect("spurious empty pop").1).collect();
+        assert!(b.pop().is_none(), "{spec}");
+        assert!(a.pop().is_none(), "{spec}");
+        got.sort_unstable();
+        assert_eq!(got, (0..41).collect::<Vec<_>>(), "{spec}");
+    }
+}
+
+#[test]
+fn without_flush_the_buffer_is_stealable() {
+    let s = build(2, "smq:steal=4,p_steal=0");
+    let mut a = s.handle(0);
+    let mut b = s.handle(1);
+    for i in 0..10 {
+        a.push(i, i);
+    }
+    // The first push filled a's buffer (Listing 4 addLocal) with task 0; a
+    // pop by a takes it back and refills the buffer with the next 4.
+    assert_eq!(a.pop().map(|e| e.0), Some(0));
+    // b's own queue is empty, so it steals a's buffer: [1, 2, 3, 4].
+    let got: Vec<u64> = (0..4).map(|_| b.pop().unwrap().0).collect();
+    assert_eq!(got, vec![1, 2, 3, 4]);
+    assert_eq!(b.counters()[0], ("steals", 1));
+    // The rest of a's heap is private until a operates again or flushes.
+    assert_eq!(b.pop(), None);
+    let rest: Vec<u64> = std::iter::from_fn(|| a.pop()).map(|e| e.0).collect();
+    assert_eq!(rest, (5..10).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_better_buffer_is_stolen_with_probability_one() {
+    let s = build(2, "smq:steal=2,p_steal=1");
+    let mut a = s.handle(0);
+    let mut b = s.handle(1);
+    for p in 1..=5 {
+        a.push(p, p);
+    }
+    assert_eq!(a.pop().map(|e| e.0), Some(1));
+    // a: buffer [2, 3], heap [4, 5].
+    for p in [100, 101, 102] {
+        b.push(p, p);
+    }
+    // b's best is 100 and a's buffer top is 2: b steals [2, 3].
+    assert_eq!(b.pop().map(|e| e.0), Some(2));
+    assert_eq!(b.pop().map(|e| e.0), Some(3), "stolen tasks are served next");
+    // a's buffer is empty until a operates: b takes its own best.
+    assert_eq!(b.pop().map(|e| e.0), Some(100));
+    assert_eq!(a.pop().map(|e| e.0), Some(4));
+    // a refilled its buffer with 5, which beats b's 101: stolen.
+    assert_eq!(b.pop().map(|e| e.0), Some(5));
+    assert_eq!(b.pop().map(|e| e.0), Some(101));
+    assert_eq!(b.counters()[0], ("steals", 2));
+}
+
+#[test]
+fn dropped_handles_spill_and_the_next_owner_resumes() {
+    let s = build(2, "smq");
+    {
+        let mut a = s.handle(0);
+        for i in 0..30 {
+            a.push(i, i);
+        }
+        assert_eq!(a.pop().map(|e| e.1), Some(0));
+    }
+    let mut got = Vec::new();
+    {
+        let mut a = s.handle(0);
+        got.extend((0..10).map(|_| a.pop().unwrap().1));
+    }
+    let mut b = s.handle(1);
+    got.extend(std::iter::from_fn(|| b.pop()).map(|e| e.1));
+    got.sort_unstable();
+    assert_eq!(got, (1..30).collect::<Vec<_>>());
+}
+
+#[test]
+#[should_panic(expected = "already live")]
+fn two_live_handles_for_one_thread_are_refused() {
+    let s = build(2, "smq");
+    let _a = s.handle(1);
+    let _b = s.handle(1);
+}
+
+#[test]
+fn spec_round_trips_and_rejects_bad_values() {
+    let spec: SchedulerSpec = "smq:steal=8,p_steal=1/16,numa_k=0".parse().unwrap();
+    assert_eq!(spec, spec.to_string().parse().unwrap());
+    let SchedulerSpec::Smq(cfg) = &spec else { panic!() };
+    assert_eq!((cfg.steal, cfg.p_steal, cfg.numa_k, cfg.arity), (8, 0.0625, 0, 4));
+    assert_eq!(
+        SchedulerSpec::Smq(SmqConfig::default()).to_string(),
+        "smq:d=4,steal=4,p_steal=0.125,numa_k=8,seed=1"
+    );
+    for bad in ["smq:steal=0", "smq:p_steal=2", "smq:d=1", "smq:c=4"] {
+        let e = bad.parse::<SchedulerSpec>().unwrap_err();
+        assert!(e.0.starts_with("smq"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn concurrent_pushes_pops_and_steals_deliver_each_task_once() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let threads = 4u64;
+    let per = 20_000u64;
+    // Thread 0 produces 3·per tasks, the others per/3, so the others live on steals.
+    let produced = |t: u64| if t == 0 { 3 * per } else { per / 3 };
+    let first_id = |t: u64| if t == 0 { 0 } else { 3 * per + t * per };
+    for spec in VARIANTS {
+        let s = build(threads as usize, spec);
+        let seen: Vec<AtomicU64> = (0..3 * per + threads * per).map(|_| AtomicU64::new(0)).collect();
+        std::thread::scope(|sc| {
+            for t in 0..threads {
+                let (s, seen) = (&s, &seen);
+                sc.spawn(move || {
+                    let mut h = s.handle(t as usize);
+                    for i in 0..produced(t) {
+                        let id = first_id(t) + i;
+                        h.push(id % 1013, id);
+                        if i % 2 == 0 {
+                            if let Some((_, id)) = h.pop() {
+                                seen[id as usize].fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    h.flush();
+                    while let Some((_, id)) = h.pop() {
+                        seen[id as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        let mut h = s.handle(0);
+        while let Some((_, id)) = h.pop() {
+            seen[id as usize].fetch_add(1, Ordering::Relaxed);
+        }
+        for t in 0..threads {
+            for id in first_id(t)..first_id(t) + produced(t) {
+                assert_eq!(seen[id as usize].load(Ordering::Relaxed), 1, "{spec}: task {id}");
+            }
+        }
+    }
+}

@@ -172,6 +172,9 @@ impl<T: Send, P: Policy> Scheduler<T> for Ordered<T, P> {
         Self: 's;
 
     fn handle(&self, tid: usize) -> OrderedHandle<'_, T, P> {
+        // Two live handles must not share a `tid` (the trait's contract): they
+        // would share one back-scan bound.
+        debug_assert!(tid < self.scan_start.len(), "tid {tid} >= {} threads", self.scan_start.len());
         let tid = tid.min(self.scan_start.len() - 1);
         // A previous handle of this thread may have published work: keep its
         // bound (initially `NO_WORK`).

@@ -146,6 +146,12 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
                 },
             };
             run_task::<T, H, F, TIMED>(handle, op, ctx, sleep, c, task);
+            // `done` is only set early when another worker panicked (a real
+            // termination leaves no task to run): stop promptly then. The
+            // flag's cache line is read-mostly, so this load is an L1 hit.
+            if term.is_done() {
+                return;
+            }
         }
         term.go_idle();
         // Idle: scan for work (as an active thread) until a task turns up or

@@ -112,6 +112,11 @@ impl Tree {
         }
     }
 
+    /// How many task executions were counted so far.
+    pub fn runs_total(&self) -> u64 {
+        self.runs.iter().map(|r| u64::from(r.load(Ordering::Relaxed))).sum()
+    }
+
     /// Asserts that every task ran exactly once and that the statistics
     /// agree; `what` names the run in failure messages.
     pub fn check(&self, stats: &RunStats, what: &str) {

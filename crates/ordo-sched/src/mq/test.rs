@@ -192,3 +192,21 @@ fn concurrent_pushes_and_pops_deliver_each_task_once() {
         }
     }
 }
+
+#[test]
+fn queues_belong_to_the_node_of_the_thread_they_are_laid_out_for() {
+    let cfg = MqConfig { c: 3, numa_k: 0, ..MqConfig::default() };
+    let s: MultiQueue<u64> = MultiQueue::with_topology(Topology::even(4, 2), &cfg);
+    assert_eq!(s.num_queues(), 12);
+    assert_eq!(s.queue_socket, vec![0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(s.k, 4, "numa_k=0 means K = T");
+    // With a large K a thread of node 1 pushes almost only into node-1 queues.
+    let cfg = MqConfig { c: 3, numa_k: 1000, ..MqConfig::default() };
+    let s: MultiQueue<u64> = MultiQueue::with_topology(Topology::even(4, 2), &cfg);
+    let mut h = s.handle(3);
+    for i in 0..3000 {
+        h.push(i, i);
+    }
+    let on_node0: usize = (0..6).map(|q| std::iter::from_fn(|| s.queues[q].lock().heap().pop()).count()).sum();
+    assert!(on_node0 < 30, "{on_node0} of 3000 pushes went to the other node");
+}

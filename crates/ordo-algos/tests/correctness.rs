@@ -346,3 +346,40 @@ fn bad_source_is_an_error_not_a_panic() {
     let (dist, _) = ordo_algos::sssp(&pool, &spec, &g, 2, &ExecOptions::default()).unwrap();
     assert_eq!(dist, vec![UNREACHED_DIST, UNREACHED_DIST, 0]);
 }
+
+#[test]
+fn many_small_random_graphs_with_more_threads_than_cores() {
+    // Races show up as occasional wrong distances: many short runs on
+    // different graphs, 4 threads on this 2-core machine, every scheduler.
+    let pool = Pool::new(4).unwrap();
+    let opts = ExecOptions::default();
+    let mut rng = Rng(2024);
+    let graphs: Vec<(Graph, u32)> = (0..40)
+        .map(|_| {
+            let n = 1 + rng.below(300) as u32;
+            let m = rng.below(4 * n as u64 + 1);
+            let max_w = [1, 10, 1000, u32::MAX as u64][rng.below(4) as usize];
+            let edges: Vec<_> = (0..m)
+                .map(|_| {
+                    (rng.below(n as u64) as u32, rng.below(n as u64) as u32, rng.below(max_w + 1) as u32)
+                })
+                .collect();
+            (from_edges(n as usize, &edges), rng.below(n as u64) as u32)
+        })
+        .collect();
+    for name in SchedulerSpec::names() {
+        let spec: SchedulerSpec = name.parse().unwrap();
+        for (i, (g, s)) in graphs.iter().enumerate() {
+            let d = reference::dijkstra(g, *s).unwrap();
+            let (dist, _) = ordo_algos::sssp(&pool, &spec, g, *s, &opts).unwrap();
+            if let Err(e) = verify::compare_exact(&d.values, &dist) {
+                panic!("sssp on random graph {i} with {spec}: {e}");
+            }
+            let b = reference::bfs_levels(g, *s).unwrap();
+            let (levels, _) = ordo_algos::bfs(&pool, &spec, g, *s, &opts).unwrap();
+            if let Err(e) = verify::compare_exact(&b.values, &levels) {
+                panic!("bfs on random graph {i} with {spec}: {e}");
+            }
+        }
+    }
+}

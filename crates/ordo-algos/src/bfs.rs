@@ -1,5 +1,5 @@
 //! Unordered breadth-first search on any scheduler: the SSSP algorithm of
-//! [`crate::sssp`] with every edge costing 1 and `u32` levels (PMOD paper
+//! [`crate::sssp`](mod@crate::sssp) with every edge costing 1 and `u32` levels (PMOD paper
 //! §5.3: "Tasks are defined as in SSSP, with the priority now being the
 //! number of edges on the discovered path").
 //!
@@ -7,7 +7,7 @@
 //! whose level is above the vertex's current level is stale and returns at
 //! once; otherwise it offers `current + 1` to every out-neighbour with
 //! `fetch_min` and schedules those it improved. Edge weights are ignored.
-//! The memory-ordering argument is the one in [`crate::sssp`].
+//! The memory-ordering argument is the one in [`crate::sssp`](mod@crate::sssp).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 

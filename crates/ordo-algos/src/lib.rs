@@ -5,9 +5,9 @@
 //!   paper, Figure 1b): atomic distance lowering, one task per improvement,
 //!   priority = distance. Runs on every scheduler.
 //! - [`bfs()`](bfs::bfs): the same with unit weights and `u32` levels.
-//! - [`reference`]: Dijkstra with a 4-ary heap (the speed bar and the
+//! - [`reference`](mod@reference): Dijkstra with a 4-ary heap (the speed bar and the
 //!   exact-order baseline for `work_increase`) and queue BFS.
-//! - [`verify`]: exact comparison with a reference, the Lonestar fixpoint
+//! - [`verify`](mod@verify): exact comparison with a reference, the Lonestar fixpoint
 //!   check and the checksums (reached, max, sum) used across implementations.
 //!
 //! # Example

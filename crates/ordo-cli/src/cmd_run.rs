@@ -98,11 +98,13 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     let report = match args.app {
         App::Sssp => {
             let (dist, stats) = ordo_algos::sssp(&pool, &spec, &graph, source, &opts)?;
+            drop(pool); // the reference runs alone, with no idle workers around
             let reference = args.verify.then(|| reference::dijkstra(&graph, source)).transpose()?;
             finish(&args, &graph, &graph_name, source, &dist, &stats, reference, EdgeCost::Weights)?
         }
         App::Bfs => {
             let (levels, stats) = ordo_algos::bfs(&pool, &spec, &graph, source, &opts)?;
+            drop(pool); // the reference runs alone, with no idle workers around
             let reference = args.verify.then(|| reference::bfs_levels(&graph, source)).transpose()?;
             finish(&args, &graph, &graph_name, source, &levels, &stats, reference, EdgeCost::Unit)?
         }

@@ -227,3 +227,44 @@ fn concurrent_pushes_pops_and_steals_deliver_each_task_once() {
         }
     }
 }
+
+#[test]
+fn under_contention_every_task_keeps_its_priority() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let threads = 2u64;
+    let per = 200_000u64;
+    for spec in VARIANTS {
+        let s = build(threads as usize, spec);
+        let seen: Vec<AtomicU64> = (0..threads * per).map(|_| AtomicU64::new(0)).collect();
+        std::thread::scope(|sc| {
+            for t in 0..threads {
+                let (s, seen) = (&s, &seen);
+                sc.spawn(move || {
+                    let mut h = s.handle(t as usize);
+                    let check = |(p, id): (u64, u64)| {
+                        assert_eq!(p, id * 7 % 100_003, "{spec}: task {id} has a foreign priority");
+                        seen[id as usize].fetch_add(1, Ordering::Relaxed);
+                    };
+                    for i in 0..per {
+                        let id = t * per + i;
+                        h.push(id * 7 % 100_003, id);
+                        if i % 4 != 0 {
+                            if let Some(e) = h.pop() {
+                                check(e);
+                            }
+                        }
+                    }
+                    h.flush();
+                    while let Some(e) = h.pop() {
+                        check(e);
+                    }
+                });
+            }
+        });
+        let mut h = s.handle(0);
+        while let Some((_, id)) = h.pop() {
+            seen[id as usize].fetch_add(1, Ordering::Relaxed);
+        }
+        assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1), "{spec}");
+    }
+}

@@ -37,6 +37,7 @@
 //! every removal re-checks the heap under its lock.
 
 use std::marker::PhantomData;
+use std::sync::TryLockError;
 
 use crossbeam_utils::CachePadded;
 
@@ -195,7 +196,13 @@ impl<T> LockedQueue<T> {
     /// Locks the queue if nobody holds it.
     #[inline]
     pub(crate) fn try_lock(&self) -> Option<QueueGuard<'_, T>> {
-        self.heap.try_lock().ok().map(|heap| QueueGuard { queue: self, heap })
+        let heap = match self.heap.try_lock() {
+            Ok(heap) => heap,
+            // A poisoned heap is still valid (see `lock`); never treat it as busy forever.
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        Some(QueueGuard { queue: self, heap })
     }
 
     /// Locks the queue, waiting if needed. A poisoned lock (a panic while a

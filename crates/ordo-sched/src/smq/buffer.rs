@@ -266,7 +266,7 @@ mod tests {
     }
 }
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_model {
     use super::*;
     use crate::sync::Arc;

@@ -32,6 +32,9 @@ mod buffer;
 #[cfg(all(test, not(loom)))]
 mod test;
 
+#[cfg(all(test, loom))]
+mod loom_model;
+
 use std::marker::PhantomData;
 
 use crossbeam_utils::CachePadded;

@@ -207,6 +207,7 @@ fn queues_belong_to_the_node_of_the_thread_they_are_laid_out_for() {
     for i in 0..3000 {
         h.push(i, i);
     }
-    let on_node0: usize = (0..6).map(|q| std::iter::from_fn(|| s.queues[q].lock().heap().pop()).count()).sum();
+    let on_node0: usize =
+        (0..6).map(|q| std::iter::from_fn(|| s.queues[q].lock().heap().pop()).count()).sum();
     assert!(on_node0 < 30, "{on_node0} of 3000 pushes went to the other node");
 }

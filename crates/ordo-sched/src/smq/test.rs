@@ -268,3 +268,23 @@ fn under_contention_every_task_keeps_its_priority() {
         assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1), "{spec}");
     }
 }
+
+#[test]
+fn victims_on_other_nodes_are_drawn_with_weight_one_over_k() {
+    // 4 threads on 2 nodes: thread 3 (node 1) has one local victim (2) and
+    // two remote ones (0, 1), so P(local) = K / (K + 2).
+    for (k, expected) in [(1u64, 1.0 / 3.0), (8, 0.8), (0, 4.0 / 6.0)] {
+        let cfg = SmqConfig { numa_k: k, ..SmqConfig::default() };
+        let s: StealingMultiQueue<u64> = StealingMultiQueue::with_topology(Topology::even(4, 2), &cfg);
+        let mut h = s.handle(3);
+        let n = 100_000;
+        let mut local = 0;
+        for _ in 0..n {
+            let v = h.victims.sample(&mut h.rng);
+            assert_ne!(v, 3, "a thread never steals from itself");
+            local += usize::from(v == 2);
+        }
+        let got = local as f64 / n as f64;
+        assert!((got - expected).abs() < 0.01, "numa_k={k}: {got} vs {expected}");
+    }
+}

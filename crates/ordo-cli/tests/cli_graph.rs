@@ -56,7 +56,9 @@ fn gen_then_info_reports_the_same_graph() {
     assert_eq!(info["reach"]["reached"], 5000, "road graphs are connected");
     assert_eq!(info["weak_components"]["count"], 1);
     assert_eq!(info["strong_components"]["count"], 1, "symmetric and connected");
-    assert!(info["weights"]["distinct"].as_u64().unwrap() > 1000);
+    // Nearly every undirected edge has its own length (m / 2 edges; small graphs
+    // have narrower length ranges, so this is a loose floor).
+    assert!(info["weights"]["distinct"].as_u64().unwrap() > 500);
 
     // The same graph generated in memory gives the same statistics.
     let direct = json(&["info", "--gen", "road:n=5000,seed=4", "--json", "--threads", "1"]);

@@ -16,8 +16,8 @@
 //! [`spec`].
 
 pub(crate) mod bag;
-pub(crate) mod dary_heap;
 pub mod chunk;
+pub(crate) mod dary_heap;
 pub mod fifo;
 pub mod lifo;
 pub mod mq;

@@ -75,6 +75,13 @@ pub(crate) struct RunArgs {
     /// (PMOD paper, Table 1); reported among the scheduler counters.
     #[arg(long)]
     cycles: bool,
+
+    /// Run the algorithm (and, with `--verify`, the reference) this many
+    /// times on the loaded graph and report the median time (`time_s`,
+    /// `seq_time_s`) with every run's time (`times_s`, `seq_times_s`); the
+    /// other measures come from the median run. Every run is verified.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
 }
 
 pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
@@ -95,18 +102,27 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     #[allow(clippy::needless_update)]
     let opts = ExecOptions { cycle_timing: args.cycles, ..ExecOptions::default() };
 
+    let repeat = args.repeat as usize;
     let report = match args.app {
         App::Sssp => {
-            let (dist, stats) = ordo_algos::sssp(&pool, &spec, &graph, source, &opts)?;
+            let runs = (0..repeat)
+                .map(|_| ordo_algos::sssp(&pool, &spec, &graph, source, &opts))
+                .collect::<Result<Vec<_>, _>>()?;
             drop(pool); // the reference runs alone, with no idle workers around
-            let reference = args.verify.then(|| reference::dijkstra(&graph, source)).transpose()?;
-            finish(&args, &graph, &graph_name, source, &dist, &stats, reference, EdgeCost::Weights)?
+            let references = (0..if args.verify { repeat } else { 0 })
+                .map(|_| reference::dijkstra(&graph, source))
+                .collect::<Result<Vec<_>, _>>()?;
+            finish(&args, &graph, &graph_name, source, &runs, &references, EdgeCost::Weights)?
         }
         App::Bfs => {
-            let (levels, stats) = ordo_algos::bfs(&pool, &spec, &graph, source, &opts)?;
+            let runs = (0..repeat)
+                .map(|_| ordo_algos::bfs(&pool, &spec, &graph, source, &opts))
+                .collect::<Result<Vec<_>, _>>()?;
             drop(pool); // the reference runs alone, with no idle workers around
-            let reference = args.verify.then(|| reference::bfs_levels(&graph, source)).transpose()?;
-            finish(&args, &graph, &graph_name, source, &levels, &stats, reference, EdgeCost::Unit)?
+            let references = (0..if args.verify { repeat } else { 0 })
+                .map(|_| reference::bfs_levels(&graph, source))
+                .collect::<Result<Vec<_>, _>>()?;
+            finish(&args, &graph, &graph_name, source, &runs, &references, EdgeCost::Unit)?
         }
     };
     if args.json {
@@ -117,25 +133,39 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Verifies (with `--verify`), writes `--out`, and assembles the report.
-#[allow(clippy::too_many_arguments)]
+/// The index of the median of `times` (the lower one for an even count).
+fn median_index(times: &[f64]) -> usize {
+    let mut order: Vec<usize> = (0..times.len()).collect();
+    order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+    order[(times.len() - 1) / 2]
+}
+
+/// Verifies every run (with `--verify`), writes `--out`, and assembles the
+/// report from the median run.
 fn finish<L: Label>(
     args: &RunArgs,
     graph: &Graph,
     graph_name: &str,
     source: u32,
-    values: &[L],
-    stats: &RunStats,
-    reference: Option<Reference<L>>,
+    runs: &[(Vec<L>, RunStats)],
+    references: &[Reference<L>],
     cost: EdgeCost,
 ) -> anyhow::Result<RunReport> {
     let app = args.app.name();
-    if let Some(r) = &reference {
-        verify::compare_exact(&r.values, values)
-            .with_context(|| format!("{app} result differs from the sequential reference"))?;
-        verify::check_fixpoint(graph, source, values, cost)
-            .with_context(|| format!("{app} result fails the fixpoint check"))?;
+    if let Some(r) = references.first() {
+        for (i, (values, _)) in runs.iter().enumerate() {
+            let which =
+                if runs.len() > 1 { format!(" (run {} of {})", i + 1, runs.len()) } else { String::new() };
+            verify::compare_exact(&r.values, values)
+                .with_context(|| format!("{app} result{which} differs from the sequential reference"))?;
+            verify::check_fixpoint(graph, source, values, cost)
+                .with_context(|| format!("{app} result{which} fails the fixpoint check"))?;
+        }
     }
+    let times_s: Vec<f64> = runs.iter().map(|(_, s)| s.time_s).collect();
+    let (values, stats) = &runs[median_index(&times_s)];
+    let seq_times_s: Vec<f64> = references.iter().map(|r| r.time_s).collect();
+    let reference = (!references.is_empty()).then(|| &references[median_index(&seq_times_s)]);
     if let Some(path) = &args.out {
         write_values(path, values)?;
     }
@@ -174,6 +204,8 @@ fn finish<L: Label>(
         sched_counters: counters,
         traces,
         seq_time_s: reference.as_ref().map(|r| r.time_s),
+        times_s,
+        seq_times_s,
         vs_seq: reference.as_ref().map(|r| if stats.time_s > 0.0 { r.time_s / stats.time_s } else { 0.0 }),
         verified: reference.is_some(),
         reached: summary.reached,

@@ -55,6 +55,11 @@ pub(crate) struct RunReport {
     pub(crate) traces: BTreeMap<String, TraceOut>,
     /// Time of the sequential reference (with `--verify`).
     pub(crate) seq_time_s: Option<f64>,
+    /// Every run's `time_s` (one entry without `--repeat`); `time_s` is
+    /// their median.
+    pub(crate) times_s: Vec<f64>,
+    /// Every reference run's time; `seq_time_s` is their median.
+    pub(crate) seq_times_s: Vec<f64>,
     /// `seq_time_s / time_s` (with `--verify`).
     pub(crate) vs_seq: Option<f64>,
     /// Whether the result was checked against the reference (a failed
@@ -102,7 +107,16 @@ impl RunReport {
         line("scheduler", self.scheduler.clone());
         line("threads", self.threads.to_string());
         line("source", self.source.to_string());
-        line("time", format!("{:.6} s", self.time_s));
+        if self.times_s.len() > 1 {
+            let lo = self.times_s.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = self.times_s.iter().copied().fold(0.0, f64::max);
+            line(
+                "time",
+                format!("{:.6} s (median of {}, min {lo:.6}, max {hi:.6})", self.time_s, self.times_s.len()),
+            );
+        } else {
+            line("time", format!("{:.6} s", self.time_s));
+        }
         line("tasks", self.tasks.to_string());
         line("work increase", format!("{:.4}", self.work_increase));
         line("stale tasks", self.stale_tasks.to_string());

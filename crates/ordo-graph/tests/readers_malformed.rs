@@ -91,7 +91,7 @@ fn corpus_and_expectations_stay_in_sync() {
 /// Writes the binary-format members of the corpus (run with `--ignored`
 /// after a change of the `.ordo` format, then update expected.txt).
 #[test]
-#[ignore]
+#[ignore = "tool, not a check: rewrites the binary corpus files after a format change"]
 fn regenerate_binary_corpus() {
     let mut el = ordo_graph::EdgeList::new(4, true);
     for (u, v, w) in [(0, 1, 5), (1, 2, 6), (2, 3, 7), (3, 0, 8)] {

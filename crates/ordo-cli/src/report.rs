@@ -49,6 +49,12 @@ pub(crate) struct RunReport {
     pub(crate) pushes: u64,
     /// Successful pops.
     pub(crate) pops: u64,
+    /// Times an idle worker scanned the scheduler for work (executor).
+    pub(crate) idle_scans: u64,
+    /// Times an idle worker parked (executor backoff).
+    pub(crate) parks: u64,
+    /// Tasks executed by each worker: shows load imbalance.
+    pub(crate) tasks_per_thread: Vec<u64>,
     /// Scheduler counters: per-thread ones summed, then the global ones.
     pub(crate) sched_counters: BTreeMap<String, u64>,
     /// Scheduler traces by name.
@@ -123,6 +129,8 @@ impl RunReport {
         line("pushes", self.pushes.to_string());
         line("pops", self.pops.to_string());
         line("empty pops", self.empty_pops.to_string());
+        line("idle scans", format!("{} ({} parks)", self.idle_scans, self.parks));
+        line("tasks/thread", format!("{:?}", self.tasks_per_thread));
         for (k, v) in &self.sched_counters {
             line(&format!("  {k}"), v.to_string());
         }

@@ -177,7 +177,7 @@ fn self_loops(g: &Graph) -> usize {
 
 /// Writes `g` in every text format that can hold it, reads it back and
 /// checks it is unchanged (coordinates included where the format has them).
-fn assert_text_round_trips(g: &Graph, name: &str) {
+fn assert_round_trips(g: &Graph, name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let symmetric_no_loops = {
         let mut fwd: Vec<_> = g.edges().collect();
@@ -212,6 +212,11 @@ fn assert_text_round_trips(g: &Graph, name: &str) {
             assert_eq!(back.coords().is_some(), expected.coords().is_some(), "{name} via {format}: coords");
         }
     }
+    // The binary format keeps everything, coordinates included, bit for bit.
+    let path = dir.path().join(format!("{name}.ordo"));
+    save(g, &path, Format::Binary).unwrap();
+    let back = load(&path, &opts()).unwrap();
+    assert_eq!(&back, g, "{name} via the binary format");
 }
 
 #[test]
@@ -221,7 +226,7 @@ fn rome99_matches_the_checked_sssp_facts() {
     assert_eq!((g.num_vertices(), g.num_edges()), (3353, 8870));
     assert!(g.is_weighted());
     assert_eq!(dijkstra(&g, 0), (3353, 116_006_476, 69_102));
-    assert_text_round_trips(&g, "rome99");
+    assert_round_trips(&g, "rome99");
 }
 
 #[test]
@@ -232,11 +237,11 @@ fn luxembourg_matches_the_checked_facts_with_ceil_euclidean_weights() {
     assert_eq!(g.coords().map(|c| c.system), Some(CoordSystem::Planar));
     assert_eq!(dijkstra(&g, 0), (114_599, 3_642_436_411, 81_108));
     assert_eq!(bfs(&g, 0), (114_599, 1_034));
-    assert_text_round_trips(&g, "luxembourg");
+    assert_round_trips(&g, "luxembourg");
     // Unweighted as stored, round trips too (METIS without weights).
     let plain = load(&p, &opts()).unwrap();
     assert!(!plain.is_weighted());
-    assert_text_round_trips(&plain, "luxembourg-plain");
+    assert_round_trips(&plain, "luxembourg-plain");
 }
 
 #[test]
@@ -260,7 +265,7 @@ fn andorra_weights_agree_with_great_circle_lengths_of_its_coordinates() {
         }
     }
     assert!(close as f64 >= 0.99 * g.num_edges() as f64, "{close} of {} arcs agree", g.num_edges());
-    assert_text_round_trips(&g, "andorra");
+    assert_round_trips(&g, "andorra");
 }
 
 #[test]
@@ -299,7 +304,7 @@ fn slashdot_snap_counts_loops_and_triangles() {
     assert_eq!((g.num_vertices(), g.num_edges()), (82_168, 948_464));
     assert_eq!(self_loops(&g), 78_303);
     assert_eq!(triangles(&g), 602_592);
-    assert_text_round_trips(&g, "slashdot");
+    assert_round_trips(&g, "slashdot");
 }
 
 #[test]
@@ -314,7 +319,7 @@ fn ca_grqc_remapped_counts_and_triangles() {
     let loops = self_loops(&sym);
     assert_eq!((sym.num_edges() - loops) / 2 + loops, 14_496);
     assert_eq!(triangles(&g), 48_260);
-    assert_text_round_trips(&g, "grqc");
+    assert_round_trips(&g, "grqc");
 }
 
 #[test]
@@ -332,5 +337,5 @@ fn four_elt_mesh_metis_header() {
     let g = load(&p, &opts()).unwrap();
     assert_eq!((g.num_vertices(), g.num_edges()), (7_434, 2 * 43_031));
     assert_eq!(bfs(&g, 0).0, 7_434);
-    assert_text_round_trips(&g, "4elt");
+    assert_round_trips(&g, "4elt");
 }

@@ -233,19 +233,23 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
         GraphError::binary(path, AT_M as u64, format!("array sizes for n = {n}, m = {m} overflow"))
     })?;
     if bytes.len() < layout.end {
-        let (name, start, len) = layout
+        // Each array is padded to 8 bytes, so the file may end inside the
+        // padding of an array whose data is complete: compare padded ends.
+        // `Layout::of` summed these padded lengths without overflow.
+        let (name, start, padded_len) = layout
             .arrays(&header)
             .into_iter()
+            .map(|(name, start, len)| (name, start, len.next_multiple_of(8)))
             .find(|&(_, start, len)| (start as u64 + len) > bytes.len() as u64)
-            .expect("some array extends past a short file");
+            .unwrap_or(("last", layout.end, 0));
         return Err(GraphError::binary(
             path,
             bytes.len() as u64,
             format!(
-                "file truncated: it ends at byte {} but the {name} array occupies bytes {start}..{} \
-                 (header says n = {n}, m = {m}; expected {} bytes)",
+                "file truncated: it ends at byte {} but the {name} array (padded to 8 bytes) occupies \
+                 bytes {start}..{} (header says n = {n}, m = {m}; expected {} bytes)",
                 bytes.len(),
-                start as u64 + len,
+                start as u64 + padded_len,
                 layout.end
             ),
         ));

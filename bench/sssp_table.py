@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reproduces the SSSP scheduler table of issue #3.
 
-Usage: bench/sssp_table.py ORDO_BINARY OUT_DIR [--quick] [--only=INPUT,INPUT]
+Usage: bench/sssp_table.py ORDO_BINARY OUT_DIR [--quick] [--only=INPUT,INPUT] [--scheds=SPEC;SPEC]
 
 Prepares the inputs as .ordo files in OUT_DIR (road-like 4M, FLA with uniform
 weights 1..100000 seed 1, Kronecker scale 20, the 1M grid of anchors.md), then
@@ -36,6 +36,9 @@ if only:
     inputs = {k: v for k, v in inputs.items() if k in only[0].split(",")}
 
 scheds = ["strict"] + [f"obim:delta={d}" for d in (0, 4, 8, 12, 14, 16, 18)] + ["pmod"]
+chosen = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--scheds=")]
+if chosen:
+    scheds = chosen[0].split(";")
 threads = [1, 2]
 reps = 2 if quick else 5
 timeout = 300

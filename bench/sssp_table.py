@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Reproduces the SSSP scheduler table of issue #3.
+"""Reproduces the scheduler tables of issues #3 and #4 (SSSP or BFS).
 
 Usage: bench/sssp_table.py ORDO_BINARY OUT_DIR [--quick] [--only=INPUT,INPUT] [--scheds=SPEC;SPEC]
+       [--app=sssp|bfs] [--repeat=N] [--cycles]
 
 Prepares the inputs as .ordo files in OUT_DIR (road-like 4M, FLA with uniform
 weights 1..100000 seed 1, Kronecker scale 20, the 1M grid of anchors.md), then
@@ -37,10 +38,13 @@ if only:
 
 scheds = ["strict"] + [f"obim:delta={d}" for d in (0, 4, 8, 12, 14, 16, 18)] + ["pmod"]
 chosen = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--scheds=")]
+app = ([a.split("=", 1)[1] for a in sys.argv if a.startswith("--app=")] or ["sssp"])[0]
+cycles = "--cycles" in sys.argv
+reps_arg = [int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--repeat=")]
 if chosen:
     scheds = chosen[0].split(";")
 threads = [1, 2]
-reps = 2 if quick else 5
+reps = reps_arg[0] if reps_arg else (2 if quick else 5)
 timeout = 300
 
 for name, how in inputs.items():
@@ -55,8 +59,8 @@ with open(os.path.join(out, "runs.jsonl"), "a") as log:
         path = os.path.join(out, name + ".ordo")
         for t in threads:
             for s in scheds:
-                cmd = [ordo, "run", "sssp", "--graph", path, "--sched", s, "--threads", str(t),
-                       "--repeat", str(reps), "--verify", "--json", "--source", str(sources.get(name, 0))]
+                cmd = [ordo, "run", app, "--graph", path, "--sched", s, "--threads", str(t),
+                       "--repeat", str(reps), "--verify", "--json", "--source", str(sources.get(name, 0))] + (["--cycles"] if cycles else [])
                 try:
                     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
                 except subprocess.TimeoutExpired:
@@ -73,19 +77,24 @@ with open(os.path.join(out, "runs.jsonl"), "a") as log:
                 print(f"{name} t={t} {s}: {r['time_s']*1e3:.1f} ms wi={r['work_increase']:.3f} "
                       f"seq={r['seq_time_s']*1e3:.1f} ms", file=sys.stderr)
 
-print("| input | threads | scheduler | time ms (median; min–max) | Dijkstra ms | vs Dijkstra | work increase | empty pops | final lmf / trace |")
-print("|---|---|---|---|---|---|---|---|---|")
+print(f"{app}" + (" (with --cycles: times include the timing overhead)" if cycles else ""))
+print("| input | threads | scheduler | time ms (median; min–max) | reference ms | vs reference | work increase | empty pops | cycles/push | cycles/pop | final lmf / trace |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for name, t, s, r in rows:
     if r is None:
-        print(f"| {name} | {t} | {s} | timeout (> {timeout} s for {reps} runs) | | | | | |")
+        print(f"| {name} | {t} | {s} | timeout (> {timeout} s for {reps} runs) | | | | | | | |")
         continue
     if "error" in r:
-        print(f"| {name} | {t} | {s} | error: {r['error'][:80]} | | | | | |")
+        print(f"| {name} | {t} | {s} | error: {r['error'][:80]} | | | | | | | |")
         continue
     ts = r["times_s"]
     lmf = ""
     if "lmf" in r["traces"]:
         pts = r["traces"]["lmf"]["points"]
         lmf = f"{pts[-1][1]} ({len(pts) - 1} changes: " + " ".join(f"{v}@{x}" for x, v in pts[:6]) + (" …" if len(pts) > 6 else "") + ")"
+    c = r["sched_counters"]
+    per_push = f"{c['cycles_enq'] / max(r['pushes'], 1):.0f}" if "cycles_enq" in c else ""
+    per_pop = f"{c['cycles_deq'] / max(r['pops'], 1):.0f}" if "cycles_deq" in c else ""
     print(f"| {name} | {t} | {s} | {r['time_s']*1e3:.1f} ({min(ts)*1e3:.1f}–{max(ts)*1e3:.1f}) "
-          f"| {r['seq_time_s']*1e3:.1f} | {r['vs_seq']:.2f}× | {r['work_increase']:.3f} | {r['empty_pops']} | {lmf} |")
+          f"| {r['seq_time_s']*1e3:.1f} | {r['vs_seq']:.2f}× | {r['work_increase']:.3f} | {r['empty_pops']} "
+          f"| {per_push} | {per_pop} | {lmf} |")

@@ -191,7 +191,7 @@ use crate::mq::{MqConfig, MultiQueue};
 use crate::obim::{Obim, ObimConfig};
 use crate::pmod::{Pmod, PmodConfig};
 use crate::reld::{Reld, ReldConfig};
-use crate::smq::{SmqConfig, StealingMultiQueue};
+use crate::smq::{SmqConfig, SmqSkipConfig, SmqSkipList, StealingMultiQueue};
 use crate::strict::{self, Strict};
 schedulers! {
     /// One locked binary heap: exact order.
@@ -208,6 +208,8 @@ schedulers! {
     Mq => "mq", MultiQueue, MqConfig;
     /// The Stealing Multi-Queue (SMQ paper §2.2, §4, Listings 2 and 4).
     Smq => "smq", StealingMultiQueue, SmqConfig;
+    /// The Stealing Multi-Queue with skip-list local queues (SMQ paper §2.2).
+    SmqSkipList => "smq-skiplist", SmqSkipList, SmqSkipConfig;
     /// Random enqueue, local dequeue (PMOD paper §2.2).
     Reld => "reld", Reld, ReldConfig;
 }

@@ -28,9 +28,13 @@
 //! buffer and its stolen tasks are empty.
 
 mod buffer;
+mod local;
 
 #[cfg(all(test, not(loom)))]
 mod test;
+
+#[cfg(all(test, not(loom)))]
+mod skiplist_test;
 
 #[cfg(all(test, loom))]
 mod loom_model;
@@ -48,6 +52,7 @@ use crate::topology::Topology;
 use crate::{Handle, Prio, Scheduler};
 
 use buffer::{BufferTop, StealBuffer};
+pub use local::{HeapQueue, LocalQueue, SkipQueue};
 
 /// Configuration of [`StealingMultiQueue`].
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +96,69 @@ impl SchedConfig for SmqConfig {
     }
 }
 
+/// Configuration of `smq-skiplist` ([`SmqSkipList`]): the parameters and
+/// defaults of [`SmqConfig`] without the heap arity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SmqSkipConfig {
+    /// Tasks per stealing buffer (`steal`, default 4).
+    pub steal: usize,
+    /// Probability of a steal attempt per delete (`p_steal`, default 1/8).
+    pub p_steal: f64,
+    /// Weight divisor for victims on other NUMA nodes (`numa_k`, default 8).
+    pub numa_k: u64,
+    /// Seed of the random choices (`seed`, default 1).
+    pub seed: u64,
+}
+
+impl SmqSkipConfig {
+    /// The equivalent [`SmqConfig`] (the arity is unused by skip lists).
+    pub fn to_smq(&self) -> SmqConfig {
+        SmqConfig {
+            steal: self.steal,
+            p_steal: self.p_steal,
+            numa_k: self.numa_k,
+            seed: self.seed,
+            ..SmqConfig::default()
+        }
+    }
+}
+
+impl Default for SmqSkipConfig {
+    fn default() -> Self {
+        let d = SmqConfig::default();
+        SmqSkipConfig { steal: d.steal, p_steal: d.p_steal, numa_k: d.numa_k, seed: d.seed }
+    }
+}
+
+impl SchedConfig for SmqSkipConfig {
+    fn from_params(p: &mut Params) -> Result<Self, SpecError> {
+        let d = SmqSkipConfig::default();
+        Ok(SmqSkipConfig {
+            steal: take_in_range(p, "smq-skiplist", "steal", d.steal as u64, 1, MAX_BATCH as u64)? as usize,
+            p_steal: p.take_prob("p_steal", d.p_steal)?,
+            numa_k: p.take_u64("numa_k", d.numa_k)?,
+            seed: p.take_u64("seed", d.seed)?,
+        })
+    }
+
+    fn to_params(&self) -> String {
+        format!("steal={},p_steal={},numa_k={},seed={}", self.steal, self.p_steal, self.numa_k, self.seed)
+    }
+}
+
+/// The Stealing Multi-Queue with a skip list (`crossbeam-skiplist`) as each
+/// thread's local queue instead of the d-ary heap; stealing buffer, spill and
+/// parameters are those of `smq`.
+pub type SmqSkipList<T> = StealingMultiQueue<T, SkipQueue<T>>;
+
+impl<T: Send> BuildScheduler<T> for SmqSkipList<T> {
+    type Config = SmqSkipConfig;
+
+    fn build(threads: usize, cfg: &SmqSkipConfig) -> Self {
+        Self::with_topology(Topology::detect_or_warn(threads), &cfg.to_smq())
+    }
+}
+
 /// The shared part of one thread's queue.
 struct SmqQueue<T> {
     buffer: StealBuffer<T>,
@@ -102,16 +170,18 @@ struct SmqQueue<T> {
     owned: AtomicBool,
 }
 
-/// The Stealing Multi-Queue (module docs).
-pub struct StealingMultiQueue<T> {
+/// The Stealing Multi-Queue (module docs), with local queues of type `Q`
+/// (a d-ary heap for `smq`, a skip list for `smq-skiplist`).
+pub struct StealingMultiQueue<T, Q = HeapQueue<T>> {
     queues: Box<[CachePadded<SmqQueue<T>>]>,
     topology: Topology,
     cfg: SmqConfig,
     k: u64,
     steal_chance: Chance,
+    _local: PhantomData<fn() -> Q>,
 }
 
-impl<T: Send> StealingMultiQueue<T> {
+impl<T: Send, Q: LocalQueue<T>> StealingMultiQueue<T, Q> {
     /// A Stealing Multi-Queue for the threads of `topology`.
     pub fn with_topology(topology: Topology, cfg: &SmqConfig) -> Self {
         let queues = (0..topology.threads())
@@ -130,6 +200,7 @@ impl<T: Send> StealingMultiQueue<T> {
             steal_chance: probability_threshold(cfg.p_steal),
             topology,
             cfg: cfg.clone(),
+            _local: PhantomData,
         }
     }
 }
@@ -142,16 +213,17 @@ impl<T: Send> BuildScheduler<T> for StealingMultiQueue<T> {
     }
 }
 
-impl<T: Send> Scheduler<T> for StealingMultiQueue<T> {
+impl<T: Send, Q: LocalQueue<T>> Scheduler<T> for StealingMultiQueue<T, Q> {
     type Handle<'s>
-        = SmqHandle<'s, T>
+        = SmqHandle<'s, T, Q>
     where
-        T: 's;
+        T: 's,
+        Q: 's;
 
     /// # Panics
     /// If `tid` is not below the thread count, or a handle for `tid` is
     /// still live (the stealing buffer must have a single filler).
-    fn handle(&self, tid: usize) -> SmqHandle<'_, T> {
+    fn handle(&self, tid: usize) -> SmqHandle<'_, T, Q> {
         let threads = self.queues.len();
         assert!(tid < threads, "smq: handle({tid}) of a scheduler built for {threads} threads");
         let already = self.queues[tid].owned.swap(true, Ordering::Acquire);
@@ -162,7 +234,7 @@ impl<T: Send> Scheduler<T> for StealingMultiQueue<T> {
         SmqHandle {
             sched: self,
             tid,
-            heap: DaryHeap::new(self.cfg.arity),
+            heap: Q::with_arity(self.cfg.arity),
             stolen: Vec::new(),
             scratch: Vec::with_capacity(self.cfg.steal),
             rng: FastRng::for_thread(self.cfg.seed, tid),
@@ -178,10 +250,10 @@ impl<T: Send> Scheduler<T> for StealingMultiQueue<T> {
 
 /// A thread's handle on a [`StealingMultiQueue`]: its local heap, its stolen
 /// tasks and its random generator.
-pub struct SmqHandle<'s, T: Send> {
-    sched: &'s StealingMultiQueue<T>,
+pub struct SmqHandle<'s, T: Send, Q: LocalQueue<T> = HeapQueue<T>> {
+    sched: &'s StealingMultiQueue<T, Q>,
     tid: usize,
-    heap: DaryHeap<T>,
+    heap: Q,
     /// Stolen tasks not yet returned, most urgent last (Listing 2's stolenTasks).
     stolen: Vec<(Prio, T)>,
     /// Where taken buffers land (reused to avoid allocation).
@@ -195,7 +267,7 @@ pub struct SmqHandle<'s, T: Send> {
     _not_send: PhantomData<*const ()>,
 }
 
-impl<'s, T: Send> SmqHandle<'s, T> {
+impl<'s, T: Send, Q: LocalQueue<T>> SmqHandle<'s, T, Q> {
     fn own(&self) -> &'s SmqQueue<T> {
         &self.sched.queues[self.tid]
     }
@@ -350,7 +422,7 @@ impl<'s, T: Send> SmqHandle<'s, T> {
     }
 }
 
-impl<T: Send> Handle<T> for SmqHandle<'_, T> {
+impl<T: Send, Q: LocalQueue<T>> Handle<T> for SmqHandle<'_, T, Q> {
     fn push(&mut self, prio: Prio, task: T) {
         self.heap.push(prio, task);
         if self.own().buffer.is_empty() {
@@ -395,7 +467,7 @@ impl<T: Send> Handle<T> for SmqHandle<'_, T> {
     }
 }
 
-impl<T: Send> Drop for SmqHandle<'_, T> {
+impl<T: Send, Q: LocalQueue<T>> Drop for SmqHandle<'_, T, Q> {
     /// Nothing private is lost: the heap and stolen tasks are spilled; the
     /// buffer stays public. Then the queue's ownership is released.
     fn drop(&mut self) {

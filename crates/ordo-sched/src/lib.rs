@@ -27,6 +27,7 @@ pub mod reld;
 pub(crate) mod rng;
 pub mod smq;
 pub mod spec;
+pub mod spraylist;
 pub mod strict;
 pub mod sync;
 pub mod topology;

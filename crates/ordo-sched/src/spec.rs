@@ -192,6 +192,7 @@ use crate::obim::{Obim, ObimConfig};
 use crate::pmod::{Pmod, PmodConfig};
 use crate::reld::{Reld, ReldConfig};
 use crate::smq::{SmqConfig, SmqSkipConfig, SmqSkipList, StealingMultiQueue};
+use crate::spraylist::{SprayConfig, SprayList};
 use crate::strict::{self, Strict};
 schedulers! {
     /// One locked binary heap: exact order.
@@ -210,6 +211,8 @@ schedulers! {
     Smq => "smq", StealingMultiQueue, SmqConfig;
     /// The Stealing Multi-Queue with skip-list local queues (SMQ paper §2.2).
     SmqSkipList => "smq-skiplist", SmqSkipList, SmqSkipConfig;
+    /// A skip list with the SprayList's random-walk delete, behind one lock (PMOD paper §2.2).
+    SprayList => "spraylist", SprayList, SprayConfig;
     /// Random enqueue, local dequeue (PMOD paper §2.2).
     Reld => "reld", Reld, ReldConfig;
 }

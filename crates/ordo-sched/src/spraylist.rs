@@ -99,6 +99,9 @@ struct SkipList<T> {
     free: Vec<Vec<usize>>,
     len: usize,
     next_seq: u64,
+    /// The tallest node height ever inserted: levels above it are empty, so
+    /// searches start there.
+    top: usize,
 }
 
 impl<T> SkipList<T> {
@@ -109,6 +112,7 @@ impl<T> SkipList<T> {
             free: (0..=MAX_LEVEL).map(|_| Vec::new()).collect(),
             len: 0,
             next_seq: 0,
+            top: 1,
         }
     }
 
@@ -120,7 +124,7 @@ impl<T> SkipList<T> {
     fn predecessors(&self, key: (Prio, u64)) -> [usize; MAX_LEVEL] {
         let mut preds = [HEAD; MAX_LEVEL];
         let mut cur = HEAD;
-        for level in (0..MAX_LEVEL).rev() {
+        for level in (0..self.top).rev() {
             loop {
                 let nx = self.nodes[cur].next[level];
                 if nx == NIL || self.key(nx) >= key {
@@ -137,6 +141,7 @@ impl<T> SkipList<T> {
     fn insert(&mut self, prio: Prio, task: T, height: usize) {
         let seq = self.next_seq;
         self.next_seq += 1;
+        self.top = self.top.max(height);
         let preds = self.predecessors((prio, seq));
         let i = match self.free[height].pop() {
             Some(i) => {

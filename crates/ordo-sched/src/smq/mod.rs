@@ -15,6 +15,12 @@
 //! - NUMA: victims on other nodes are drawn with weight `1/K` (§4, `numa_k`,
 //!   default 8 as in the paper's "SMQ (Default)"; 0 means K = T).
 //!
+//! The local queue is a type parameter ([`LocalQueue`], `local.rs`): `smq`
+//! uses the d-ary heap ([`HeapQueue`]); `smq-skiplist` ([`SmqSkipList`]) uses a
+//! `crossbeam-skiplist` skip list ([`SkipQueue`]) with the same buffer, spill
+//! and parameters (no `d`). The skip list is touched only by its owner, so its
+//! concurrency is unused; it costs epoch pinning per operation.
+//!
 //! Defaults follow the paper's "SMQ (Default)": `d=4,steal=4,p_steal=1/8`.
 //! The public artifact's `smq_default` uses a batch of 8: `smq:steal=8`.
 //!

@@ -32,6 +32,9 @@ pub mod strict;
 pub mod sync;
 pub mod topology;
 
+#[cfg(test)]
+pub(crate) mod test_support;
+
 pub use spec::{Params, SchedulerSpec, SpecError};
 
 /// A task priority; lower values are more urgent.

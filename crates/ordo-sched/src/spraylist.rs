@@ -280,22 +280,12 @@ impl<T: Send> Handle<T> for SprayHandle<'_, T> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::test_support::prios;
     use crate::SchedulerSpec;
 
     fn build(threads: usize, spec: &str) -> SprayList<u64> {
         let SchedulerSpec::SprayList(cfg) = spec.parse().unwrap() else { panic!("not a spraylist spec") };
         SprayList::new(threads, &cfg)
-    }
-
-    /// Pseudo-random priorities from a fixed LCG (independent of the scheduler's rng).
-    fn prios(n: usize) -> Vec<u64> {
-        let mut x = 987654321u64;
-        (0..n)
-            .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (x >> 40) % 1000
-            })
-            .collect()
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! buffers, single ownership and the spec.
 
 use super::*;
+use crate::test_support::{check_exact_order_one_thread, check_exactly_once, check_flush_and_lone_pops};
 use crate::SchedulerSpec;
 
 fn build(threads: usize, spec: &str) -> StealingMultiQueue<u64> {
@@ -13,83 +14,24 @@ fn build(threads: usize, spec: &str) -> StealingMultiQueue<u64> {
 const VARIANTS: &[&str] =
     &["smq", "smq:steal=1", "smq:steal=8", "smq:p_steal=1,d=2", "smq:p_steal=0,steal=16"];
 
-/// Pseudo-random priorities from a fixed LCG (independent of the scheduler's rng).
-fn prios(n: usize) -> Vec<u64> {
-    let mut x = 987654321u64;
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 40) % 1000
-        })
-        .collect()
-}
-
 #[test]
 fn every_variant_returns_exactly_the_pushed_tasks() {
     for spec in VARIANTS {
-        let s = build(3, spec);
-        let mut handles: Vec<_> = (0..3).map(|t| s.handle(t)).collect();
-        let ps = prios(3000);
-        for (i, &p) in ps.iter().enumerate() {
-            handles[i % 3].push(p, i as u64);
-        }
-        let mut got = Vec::new();
-        let mut active = [true; 3];
-        while active.iter().any(|&a| a) {
-            for (h, a) in handles.iter_mut().zip(active.iter_mut()) {
-                match h.pop() {
-                    Some((p, t)) => {
-                        assert_eq!(p, ps[t as usize], "{spec}: task {t} came back with another priority");
-                        got.push(t);
-                    }
-                    None => *a = false,
-                }
-            }
-        }
-        got.sort_unstable();
-        assert_eq!(got, (0..3000).collect::<Vec<_>>(), "{spec}");
+        check_exactly_once(spec, &build(3, spec));
     }
 }
 
 #[test]
 fn one_thread_pops_in_exact_order() {
     for spec in VARIANTS {
-        let s = build(1, spec);
-        let mut h = s.handle(0);
-        let ps = prios(700);
-        let mut want = Vec::new();
-        // Interleave pushes and pops: every pop returns the current minimum.
-        for (i, &p) in ps.iter().enumerate() {
-            h.push(p, i as u64);
-            want.push(p);
-            if i % 3 == 2 {
-                want.sort_unstable_by(|a, b| b.cmp(a));
-                assert_eq!(h.pop().map(|e| e.0), want.pop(), "{spec}");
-            }
-        }
-        want.sort_unstable_by(|a, b| b.cmp(a));
-        while let Some(p) = want.pop() {
-            assert_eq!(h.pop().map(|e| e.0), Some(p), "{spec}");
-        }
-        assert!(h.pop().is_none());
+        check_exact_order_one_thread(spec, &build(1, spec));
     }
 }
 
 #[test]
 fn flushed_pushes_are_visible_and_a_lone_pop_never_fails() {
     for spec in VARIANTS {
-        let s = build(4, spec);
-        let mut a = s.handle(0);
-        let mut b = s.handle(1);
-        for i in 0..41 {
-            a.push(i, i);
-        }
-        a.flush();
-        let mut got: Vec<u64> = (0..41).map(|_| b.pop().expect("spurious empty pop").1).collect();
-        assert!(b.pop().is_none(), "{spec}");
-        assert!(a.pop().is_none(), "{spec}");
-        got.sort_unstable();
-        assert_eq!(got, (0..41).collect::<Vec<_>>(), "{spec}");
+        check_flush_and_lone_pops(spec, &build(4, spec));
     }
 }
 

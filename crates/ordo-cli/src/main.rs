@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
+mod apps;
 mod cmd_run;
 mod input;
 mod progress;

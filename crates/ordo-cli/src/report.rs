@@ -4,8 +4,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use ordo_exec::RunStats;
+use ordo_exec::{CycleBreakdown, RunStats};
 use serde::Serialize;
+use serde_json::Value;
+
+use crate::apps::{AppRun, PreparedApp, RefRun, WorkSplit};
 
 /// A traced scheduler parameter (e.g. PMOD's lmf) in the JSON output.
 #[derive(Clone, Debug, Serialize)]
@@ -20,7 +23,7 @@ pub(crate) struct TraceOut {
 /// measure names of design.md §4, shared with `ordo bench` and the plots.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct RunReport {
-    /// `sssp` or `bfs`.
+    /// The application (`sssp`, `bfs`, ...).
     pub(crate) app: String,
     /// The input: a file path or `gen:<spec>`.
     pub(crate) graph: String,
@@ -32,15 +35,18 @@ pub(crate) struct RunReport {
     pub(crate) scheduler: String,
     /// Worker threads.
     pub(crate) threads: usize,
-    /// Source vertex (0-based).
-    pub(crate) source: u32,
+    /// The application's parameters as resolved on this input (e.g.
+    /// `source`), flattened into the JSON object.
+    #[serde(flatten)]
+    pub(crate) params: BTreeMap<String, Value>,
     /// Wall time of the parallel phase, graph loading excluded.
     pub(crate) time_s: f64,
     /// Tasks executed.
     pub(crate) tasks: u64,
-    /// `tasks` / vertices settled by the exact-order reference (= vertices
-    /// reached from the source).
-    pub(crate) work_increase: f64,
+    /// `tasks` / tasks of the exact-order baseline (for SSSP and BFS: the
+    /// vertices reached from the source). `null` when unknown without the
+    /// reference.
+    pub(crate) work_increase: Option<f64>,
     /// Pops that found nothing.
     pub(crate) empty_pops: u64,
     /// Tasks whose vertex had already been improved when they ran.
@@ -71,13 +77,14 @@ pub(crate) struct RunReport {
     /// Whether the result was checked against the reference (a failed
     /// check is an error, so this is never reported as false after a check).
     pub(crate) verified: bool,
-    /// Vertices reached from the source.
-    pub(crate) reached: u64,
-    /// Largest finite distance (or level).
-    pub(crate) max_dist: u64,
-    /// Sum of the finite distances (or levels): a checksum comparable
-    /// across implementations.
-    pub(crate) sum_dist: u128,
+    /// Per-thread cycle breakdown (Table 1 classes), with `--cycles`.
+    pub(crate) cycles_per_thread: Vec<BTreeMap<String, u64>>,
+    /// Good vs useless work, with `--classify` (applications that support it).
+    pub(crate) work_split: Option<WorkSplit>,
+    /// The application's checksums (SSSP/BFS: `reached`, `max_dist`,
+    /// `sum_dist`), flattened into the JSON object.
+    #[serde(flatten)]
+    pub(crate) metrics: BTreeMap<String, Value>,
 }
 
 impl RunReport {
@@ -112,7 +119,9 @@ impl RunReport {
         line("graph", format!("{} (n {}, m {})", self.graph, self.n, self.m));
         line("scheduler", self.scheduler.clone());
         line("threads", self.threads.to_string());
-        line("source", self.source.to_string());
+        for (k, v) in &self.params {
+            line(k, value_text(v));
+        }
         if self.times_s.len() > 1 {
             let lo = self.times_s.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = self.times_s.iter().copied().fold(0.0, f64::max);
@@ -124,7 +133,10 @@ impl RunReport {
             line("time", format!("{:.6} s", self.time_s));
         }
         line("tasks", self.tasks.to_string());
-        line("work increase", format!("{:.4}", self.work_increase));
+        line(
+            "work increase",
+            self.work_increase.map_or("unknown (use --verify)".into(), |w| format!("{w:.4}")),
+        );
         line("stale tasks", self.stale_tasks.to_string());
         line("pushes", self.pushes.to_string());
         line("pops", self.pops.to_string());
@@ -137,7 +149,24 @@ impl RunReport {
         for (name, t) in &self.traces {
             line(&format!("{name} trace"), format_trace(t));
         }
-        line("reached", format!("{} (max {}, sum {})", self.reached, self.max_dist, self.sum_dist));
+        if let Some(w) = &self.work_split {
+            let all = (w.good_tasks + w.useless_tasks).max(1) as f64;
+            line(
+                "good tasks",
+                format!(
+                    "{} ({:.1}%), useless {}",
+                    w.good_tasks,
+                    100.0 * w.good_tasks as f64 / all,
+                    w.useless_tasks
+                ),
+            );
+            if w.good_cycles + w.useless_cycles > 0 {
+                line("good cycles", format!("{} (useless {})", w.good_cycles, w.useless_cycles));
+            }
+        }
+        for (k, v) in &self.metrics {
+            line(k, value_text(v));
+        }
         if let (Some(seq), Some(vs)) = (self.seq_time_s, self.vs_seq) {
             line("seq time", format!("{seq:.6} s"));
             line("vs seq", format!("{vs:.3}x"));
@@ -148,6 +177,97 @@ impl RunReport {
                 .to_string(),
         );
         s
+    }
+}
+
+/// A JSON value as plain text (strings without quotes).
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The index of the median of `times` (the lower one for an even count).
+pub(crate) fn median_index(times: &[f64]) -> usize {
+    let mut order: Vec<usize> = (0..times.len()).collect();
+    order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+    order[(times.len() - 1) / 2]
+}
+
+/// The Table 1 classes of a breakdown, by measure name.
+pub(crate) fn cycle_fields(c: &CycleBreakdown) -> BTreeMap<String, u64> {
+    [
+        ("cycles_task", c.task),
+        ("cycles_enq", c.enq),
+        ("cycles_deq", c.deq),
+        ("cycles_failed_deq", c.failed_deq),
+        ("cycles_other", c.other),
+        ("enq_ops", c.enq_ops),
+        ("deq_ops", c.deq_ops),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+impl RunReport {
+    /// The report of repeated runs of one configuration: the median run's
+    /// measures, every run's time, and the reference's (when it ran).
+    /// `runs` must not be empty.
+    pub(crate) fn from_runs(
+        graph_name: &str,
+        graph: &ordo_graph::Graph,
+        prepared: &dyn PreparedApp,
+        runs: &[AppRun],
+        references: &[RefRun],
+    ) -> RunReport {
+        let times_s: Vec<f64> = runs.iter().map(|r| r.stats.time_s).collect();
+        let run = &runs[median_index(&times_s)];
+        let stats = &run.stats;
+        let seq_times_s: Vec<f64> = references.iter().map(|r| r.time_s).collect();
+        let reference = (!references.is_empty()).then(|| &references[median_index(&seq_times_s)]);
+        let baseline =
+            reference.map(|r| r.baseline_tasks).or_else(|| prepared.baseline_without_reference(run));
+        let (mut counters, traces) = RunReport::stats_fields(stats);
+        if let Some(c) = &stats.total.cycles {
+            counters.extend(cycle_fields(c));
+        }
+        let t = &stats.total;
+        RunReport {
+            app: prepared.app().name().to_string(),
+            graph: graph_name.to_string(),
+            n: graph.num_vertices(),
+            m: graph.num_edges(),
+            scheduler: stats.scheduler.clone(),
+            threads: stats.threads,
+            params: prepared.params(),
+            time_s: stats.time_s,
+            tasks: t.tasks,
+            work_increase: baseline.map(|b| ordo_algos::work_increase(t.tasks, b)),
+            empty_pops: t.empty_pops,
+            stale_tasks: t.stale_tasks,
+            pushes: t.pushes,
+            pops: t.pops,
+            idle_scans: t.idle_scans,
+            parks: t.parks,
+            tasks_per_thread: stats.per_thread.iter().map(|p| p.tasks).collect(),
+            sched_counters: counters,
+            traces,
+            seq_time_s: reference.map(|r| r.time_s),
+            times_s,
+            seq_times_s,
+            vs_seq: reference.map(|r| if stats.time_s > 0.0 { r.time_s / stats.time_s } else { 0.0 }),
+            verified: reference.is_some(),
+            cycles_per_thread: stats
+                .per_thread
+                .iter()
+                .filter_map(|p| p.cycles.as_ref())
+                .map(cycle_fields)
+                .collect(),
+            work_split: run.work_split,
+            metrics: run.metrics.clone(),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ fn main() {
         for name in ["fifo", "obim", "strict"] {
             let Ok(spec) = name.parse::<SchedulerSpec>() else { continue };
             for cycle_timing in [false, true] {
-                let opts = ExecOptions { cycle_timing };
+                let opts = ExecOptions { cycle_timing, ..ExecOptions::default() };
                 let best = (0..3).map(|_| tree_run(&pool, &spec, n, &opts)).fold(f64::INFINITY, f64::min);
                 println!(
                     "bench=tree_tasks sched={spec} threads={threads} cycle_timing={cycle_timing} tasks={n} ns_per_task={:.1}",

@@ -19,7 +19,7 @@ use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
 use crate::pool::Pool;
 use crate::sleep::{Sleep, Waited};
 use crate::termination::Termination;
-use crate::{timing, Context, CycleBreakdown, ExecOptions, RunStats, ThreadStats};
+use crate::{timing, Context, CycleBreakdown, ExecOptions, RunStats, TaskNote, ThreadStats};
 
 /// A worker that pushed this many tasks since it last woke a parked worker
 /// wakes one (if any is parked).
@@ -91,10 +91,11 @@ fn run_task<T, H, F, const TIMED: bool>(
     H: Handle<T>,
     F: Fn(Prio, T, &mut Context<T>),
 {
-    // Issue #5 (good vs useless work) will compare `ctx.stale_count()` before
-    // and after this call and add the task's cycles to the matching class.
     op(prio, task, ctx);
-    c.cycles.task += c.lap::<TIMED>();
+    let task_cycles = c.lap::<TIMED>();
+    c.cycles.task += task_cycles;
+    // The task's note (issue #5, good vs useless work) gets the same cycles.
+    ctx.end_task(task_cycles);
     c.tasks += 1;
     let mut pushed = 0;
     for (p, t) in ctx.drain_pushes() {
@@ -190,7 +191,7 @@ fn worker<S, T, F, const TIMED: bool>(
     initial: Vec<(Prio, T)>,
     op: &F,
     run: &RunShared,
-) -> ThreadStats
+) -> (ThreadStats, Vec<TaskNote>)
 where
     S: Scheduler<T>,
     T: Send,
@@ -210,7 +211,7 @@ where
     c.cycles.enq_ops += if TIMED { initial_count } else { 0 };
     crate::sleep::wait_for_all(&run.arrived, run.threads, &run.term);
     c.cycles.other += c.lap::<TIMED>();
-    let mut ctx = Context::new(tid);
+    let mut ctx = Context::with_task_log(tid, run.log_tasks);
     run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c);
     c.stale = ctx.stale_count();
     let cycles = TIMED.then(|| {
@@ -220,7 +221,7 @@ where
         b.other = total.saturating_sub(accounted);
         b
     });
-    ThreadStats {
+    let stats = ThreadStats {
         tasks: c.tasks,
         pushes: c.pushes,
         pops: c.pops,
@@ -231,7 +232,8 @@ where
         parks: c.parks,
         sched_counters: handle.counters(),
         cycles,
-    }
+    };
+    (stats, ctx.take_notes())
 }
 
 /// What the workers of one run share besides the scheduler and operator.
@@ -240,6 +242,8 @@ struct RunShared {
     term: Termination,
     sleep: Sleep,
     arrived: AtomicUsize,
+    /// [`ExecOptions::log_tasks`].
+    log_tasks: bool,
 }
 
 /// Runs `op` on every task until none is left, on scheduler `sched`, which
@@ -264,12 +268,14 @@ where
     let threads = pool.threads();
     let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
         split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
-    let results: Vec<Mutex<Option<ThreadStats>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<(ThreadStats, Vec<TaskNote>)>>> =
+        (0..threads).map(|_| Mutex::new(None)).collect();
     let run = RunShared {
         threads,
         term: Termination::new(threads),
         sleep: Sleep::new(),
         arrived: AtomicUsize::new(0),
+        log_tasks: opts.log_tasks,
     };
     let timed = opts.cycle_timing;
     let job = |tid: usize| {
@@ -294,10 +300,11 @@ where
     let start = Instant::now();
     pool.broadcast(&job);
     let time_s = start.elapsed().as_secs_f64();
-    let per_thread: Vec<ThreadStats> = results
+    let (per_thread, notes): (Vec<ThreadStats>, Vec<Vec<TaskNote>>) = results
         .into_iter()
         .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every worker reports"))
-        .collect();
+        .unzip();
+    let task_notes = if opts.log_tasks { notes } else { Vec::new() };
     let report = sched.report();
     RunStats {
         scheduler: std::any::type_name::<S>().to_string(),
@@ -307,6 +314,7 @@ where
         per_thread,
         sched_counters: report.counters,
         traces: report.traces,
+        task_notes,
     }
 }
 
@@ -381,6 +389,62 @@ where
 #[cfg(test)]
 mod tests {
     use super::split_into_blocks;
+    use crate::{for_each, ExecOptions, Pool, TaskNote};
+
+    /// Runs tasks `0..=100` (task n pushes n + 1) where every task notes
+    /// `(n % 7, n)` and task 50 notes twice; returns the run's notes.
+    fn noted_chain(threads: usize, opts: &ExecOptions) -> crate::RunStats {
+        let pool = Pool::new(threads).unwrap();
+        for_each(
+            &pool,
+            &"strict".parse().unwrap(),
+            [(0, 0u64)],
+            |_, n, ctx| {
+                if n == 50 {
+                    ctx.note(999, 999);
+                }
+                ctx.note((n % 7) as u32, n);
+                if n < 100 {
+                    ctx.push(n + 1, n + 1);
+                }
+            },
+            opts,
+        )
+    }
+
+    #[test]
+    fn notes_one_per_task_in_execution_order_second_call_replaces_first() {
+        for threads in [1, 2] {
+            for cycle_timing in [false, true] {
+                let opts = ExecOptions { cycle_timing, log_tasks: true };
+                let stats = noted_chain(threads, &opts);
+                assert_eq!(stats.task_notes.len(), threads);
+                for (notes, t) in stats.task_notes.iter().zip(&stats.per_thread) {
+                    assert_eq!(notes.len() as u64, t.tasks);
+                    // A chain runs in order on each thread, whichever thread.
+                    assert!(notes.windows(2).all(|w| w[0].value < w[1].value));
+                    assert!(notes.iter().all(|n| n.key == (n.value % 7) as u32));
+                    let note_cycles: u64 = notes.iter().map(|n| u64::from(n.cycles)).sum();
+                    let saturated = notes.iter().any(|n| n.cycles == TaskNote::SATURATED_CYCLES);
+                    match t.cycles {
+                        Some(c) if !saturated => assert_eq!(note_cycles, c.task),
+                        Some(_) => {}
+                        None => assert_eq!(note_cycles, 0),
+                    }
+                }
+                let mut all: Vec<u64> = stats.task_notes.iter().flatten().map(|n| n.value).collect();
+                all.sort_unstable();
+                assert_eq!(all, (0..=100).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn notes_are_off_by_default() {
+        let stats = noted_chain(2, &ExecOptions { cycle_timing: true, log_tasks: false });
+        assert_eq!(stats.total.tasks, 101);
+        assert!(stats.task_notes.is_empty());
+    }
 
     #[test]
     fn blocks_cover_everything_in_order_and_balanced() {

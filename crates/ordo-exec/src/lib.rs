@@ -36,7 +36,41 @@ pub struct ExecOptions {
     /// with the time-stamp counter (PMOD paper, Table 1). Costs a few cycles
     /// per operation, so it is off by default.
     pub cycle_timing: bool,
+    /// Keep a [`TaskNote`] for every task whose operator calls
+    /// [`Context::note`], handed back in [`RunStats::task_notes`]; the
+    /// useless-work classification (good vs useless work, PMOD paper §3.1,
+    /// Table 1) is computed from them after the run.
+    ///
+    /// Memory: 16 bytes per executed task (`size_of::<TaskNote>()`), held
+    /// until the run returns, so 1.6 GB per 10^8 tasks. Off by default; when
+    /// off, [`Context::note`] is one predictable branch.
+    pub log_tasks: bool,
 }
+
+/// What one executed task said about itself through [`Context::note`], and
+/// how long its operator ran: the raw material of the good / useless work
+/// split (PMOD paper §3.1, Table 1).
+///
+/// 16 bytes: the key and the cycles share one 8-byte word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskNote {
+    /// The value the task was scheduled with (e.g. the tentative distance).
+    pub value: u64,
+    /// What the task works on (e.g. the vertex).
+    pub key: u32,
+    /// The operator's cycles for this task, the same clock reads that feed
+    /// [`CycleBreakdown::task`]; 0 without [`ExecOptions::cycle_timing`].
+    /// A task longer than `u32::MAX` cycles (over a second) is recorded as
+    /// `u32::MAX` ([`TaskNote::SATURATED_CYCLES`]).
+    pub cycles: u32,
+}
+
+impl TaskNote {
+    /// The `cycles` of a task whose operator ran at least `2^32 - 1` cycles.
+    pub const SATURATED_CYCLES: u32 = u32::MAX;
+}
+
+const _: () = assert!(std::mem::size_of::<TaskNote>() == 16);
 
 /// What the operator sees while running a task: where it pushes new tasks.
 ///
@@ -47,12 +81,79 @@ pub struct Context<T> {
     tid: usize,
     pushes: Vec<(Prio, T)>,
     stale: u64,
+    /// [`ExecOptions::log_tasks`]: whether [`Context::note`] records.
+    log_tasks: bool,
+    /// Whether the current task already has its note (the last of `notes`).
+    noted_this_task: bool,
+    /// This worker's notes, in execution order.
+    notes: Vec<TaskNote>,
 }
 
 impl<T> Context<T> {
-    /// A context for worker `tid`.
+    /// A context for worker `tid`, with task notes off.
     pub fn new(tid: usize) -> Self {
-        Context { tid, pushes: Vec::new(), stale: 0 }
+        Context {
+            tid,
+            pushes: Vec::new(),
+            stale: 0,
+            log_tasks: false,
+            noted_this_task: false,
+            notes: Vec::new(),
+        }
+    }
+
+    /// A context for worker `tid` that records task notes when `log_tasks`.
+    pub(crate) fn with_task_log(tid: usize, log_tasks: bool) -> Self {
+        let mut ctx = Context::new(tid);
+        ctx.log_tasks = log_tasks;
+        ctx
+    }
+
+    /// Notes what the current task is (`key`, e.g. its vertex) and the value
+    /// it was scheduled with (`value`, e.g. its tentative distance), for the
+    /// good / useless work split computed after the run.
+    ///
+    /// Call it once at the start of every task, stale ones included; a second
+    /// call in the same task replaces the first. With
+    /// [`ExecOptions::log_tasks`] on it records a [`TaskNote`] (16 bytes; the
+    /// executor fills its `cycles` when the operator returns); off, it is one
+    /// predictable branch and nothing else.
+    #[inline]
+    pub fn note(&mut self, key: u32, value: u64) {
+        if self.log_tasks {
+            self.record_note(key, value);
+        }
+    }
+
+    /// The logging half of [`Context::note`], kept out of line so the
+    /// logging-off path stays a single branch.
+    #[inline(never)]
+    fn record_note(&mut self, key: u32, value: u64) {
+        let note = TaskNote { key, value, cycles: 0 };
+        match self.notes.last_mut() {
+            Some(last) if self.noted_this_task => *last = note,
+            _ => {
+                self.notes.push(note);
+                self.noted_this_task = true;
+            }
+        }
+    }
+
+    /// Closes the current task's note, if it has one, with the operator's
+    /// `cycles` (used by the executor after the operator returns).
+    #[inline]
+    pub(crate) fn end_task(&mut self, cycles: u64) {
+        if self.log_tasks && self.noted_this_task {
+            self.noted_this_task = false;
+            if let Some(last) = self.notes.last_mut() {
+                last.cycles = u32::try_from(cycles).unwrap_or(TaskNote::SATURATED_CYCLES);
+            }
+        }
+    }
+
+    /// Takes this worker's notes, in execution order (used by the executor).
+    pub(crate) fn take_notes(&mut self) -> Vec<TaskNote> {
+        std::mem::take(&mut self.notes)
     }
 
     /// Schedules `task` with priority `prio` (lower is more urgent).
@@ -153,6 +254,11 @@ pub struct RunStats {
     pub sched_counters: Vec<(&'static str, u64)>,
     /// Scheduler traces, e.g. PMOD's lmf over dequeues.
     pub traces: Vec<Trace>,
+    /// With [`ExecOptions::log_tasks`]: one list per thread (index = tid) of
+    /// the notes of the tasks that thread ran, in its execution order (tasks
+    /// whose operator never called [`Context::note`] have none). Empty when
+    /// `log_tasks` is off.
+    pub task_notes: Vec<Vec<TaskNote>>,
 }
 
 impl CycleBreakdown {

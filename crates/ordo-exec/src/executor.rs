@@ -191,7 +191,7 @@ fn worker<S, T, F, const TIMED: bool>(
     initial: Vec<(Prio, T)>,
     op: &F,
     run: &RunShared,
-) -> (ThreadStats, Vec<TaskNote>)
+) -> WorkerReport
 where
     S: Scheduler<T>,
     T: Send,
@@ -236,6 +236,9 @@ where
     (stats, ctx.take_notes())
 }
 
+/// What one worker hands back: its statistics and its task notes.
+type WorkerReport = (ThreadStats, Vec<TaskNote>);
+
 /// What the workers of one run share besides the scheduler and operator.
 struct RunShared {
     threads: usize,
@@ -268,8 +271,7 @@ where
     let threads = pool.threads();
     let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
         split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
-    let results: Vec<Mutex<Option<(ThreadStats, Vec<TaskNote>)>>> =
-        (0..threads).map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<WorkerReport>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let run = RunShared {
         threads,
         term: Termination::new(threads),

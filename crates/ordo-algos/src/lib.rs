@@ -5,6 +5,9 @@
 //!   paper, Figure 1b): atomic distance lowering, one task per improvement,
 //!   priority = distance. Runs on every scheduler.
 //! - [`bfs()`](bfs::bfs): the same with unit weights and `u32` levels.
+//! - [`pagerank`](mod@pagerank): data-driven pull-push PageRank (PR and PR-D,
+//!   PMOD paper §5.3): priority from the residual, with power iteration and
+//!   the exact-priority sequential run as references, and the proven L1 bound.
 //! - [`reference`](mod@reference): Dijkstra with a 4-ary heap (the speed bar and the
 //!   exact-order baseline for `work_increase`) and queue BFS.
 //! - [`verify`](mod@verify): exact comparison with a reference, the Lonestar fixpoint
@@ -32,6 +35,7 @@
 
 pub mod bfs;
 pub mod error;
+pub mod pagerank;
 pub mod reference;
 pub mod sssp;
 pub mod verify;

@@ -11,6 +11,29 @@ pub enum AlgoError {
         /// Vertices in the graph.
         num_vertices: usize,
     },
+    /// The target vertex (of A*) is not a vertex of the graph.
+    #[error("target vertex {target_vertex} is out of range: the graph has {num_vertices} vertices (ids 0..{num_vertices})")]
+    TargetOutOfRange {
+        /// The requested target (0-based).
+        target_vertex: u64,
+        /// Vertices in the graph.
+        num_vertices: usize,
+    },
+    /// An A* heuristic built for a graph with another vertex count.
+    #[error("the heuristic covers {heuristic_vertices} vertices but the graph has {num_vertices}")]
+    HeuristicSize {
+        /// Vertices the heuristic has coordinates for.
+        heuristic_vertices: usize,
+        /// Vertices in the graph.
+        num_vertices: usize,
+    },
+    /// A reported path is not a path of the graph from the source to the
+    /// target, or its length is not the reported distance.
+    #[error("invalid path: {problem}")]
+    InvalidPath {
+        /// What is wrong, naming the position and vertices.
+        problem: String,
+    },
     /// A result and its reference differ in length.
     #[error("result has {got} values but the reference has {expected}")]
     LengthMismatch {

@@ -57,19 +57,19 @@ pub(crate) fn check_source(graph: &Graph, source: VertexId) -> Result<(), AlgoEr
 /// distance is above the vertex's current distance are skipped when popped.
 /// Both sift operations move a "hole" instead of swapping, so each level
 /// costs one write.
-struct QuadHeap {
+pub(crate) struct QuadHeap {
     entries: Vec<(u64, VertexId)>,
 }
 
 impl QuadHeap {
     const ARITY: usize = 4;
 
-    fn with_capacity(cap: usize) -> Self {
+    pub(crate) fn with_capacity(cap: usize) -> Self {
         QuadHeap { entries: Vec::with_capacity(cap) }
     }
 
     #[inline]
-    fn push(&mut self, dist: u64, v: VertexId) {
+    pub(crate) fn push(&mut self, dist: u64, v: VertexId) {
         let mut hole = self.entries.len();
         self.entries.push((dist, v));
         while hole > 0 {
@@ -85,7 +85,7 @@ impl QuadHeap {
     }
 
     #[inline]
-    fn pop(&mut self) -> Option<(u64, VertexId)> {
+    pub(crate) fn pop(&mut self) -> Option<(u64, VertexId)> {
         let last = self.entries.pop()?;
         let len = self.entries.len();
         if len == 0 {

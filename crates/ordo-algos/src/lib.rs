@@ -5,6 +5,9 @@
 //!   paper, Figure 1b): atomic distance lowering, one task per improvement,
 //!   priority = distance. Runs on every scheduler.
 //! - [`bfs()`](bfs::bfs): the same with unit weights and `u32` levels.
+//! - [`astar()`](astar::astar): the shortest path to one target, priority
+//!   `g + h` with an admissible coordinate heuristic (PMOD paper §5.3), and its
+//!   reference, Dijkstra stopped at the target.
 //! - [`pagerank`](mod@pagerank): data-driven pull-push PageRank (PR and PR-D,
 //!   PMOD paper §5.3): priority from the residual, with power iteration and
 //!   the exact-priority sequential run as references, and the proven L1 bound.
@@ -33,6 +36,7 @@
 //! assert!(stats.total.tasks >= exact.settled);
 //! ```
 
+pub mod astar;
 pub mod bfs;
 pub mod error;
 pub mod pagerank;
@@ -40,6 +44,7 @@ pub mod reference;
 pub mod sssp;
 pub mod verify;
 
+pub use astar::{astar, AstarResult, Heuristic};
 pub use bfs::bfs;
 pub use error::AlgoError;
 pub use reference::{bfs_levels, dijkstra, Reference, UNREACHED_DIST, UNREACHED_LEVEL};

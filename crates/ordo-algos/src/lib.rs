@@ -13,6 +13,8 @@
 //!   the exact-priority sequential run as references, and the proven L1 bound.
 //! - [`reference`](mod@reference): Dijkstra with a 4-ary heap (the speed bar and the
 //!   exact-order baseline for `work_increase`) and queue BFS.
+//! - [`mst`](mod@mst): minimum spanning forests, parallel Boruvka (priority =
+//!   component degree) on any scheduler with Kruskal as the reference.
 //! - [`verify`](mod@verify): exact comparison with a reference, the Lonestar fixpoint
 //!   check and the checksums (reached, max, sum) used across implementations.
 //!
@@ -39,6 +41,7 @@
 pub mod astar;
 pub mod bfs;
 pub mod error;
+pub mod mst;
 pub mod pagerank;
 pub mod reference;
 pub mod sssp;

@@ -46,6 +46,14 @@
 //! visited mark also copes with zero-weight cycles (a predecessor array
 //! could loop among vertices of equal distance) and needs no transpose.
 //!
+//! # Task notes (good / useless work)
+//! With [`ExecOptions::log_tasks`] every task records
+//! [`Context::note`]`(v, g)` with the distance it was scheduled with
+//! (`f − h(v)`), for [`work_split`](crate::work_split): a task is good when
+//! that equals `v`'s final label and it is the first such. A *pruned* task
+//! is noted with [`UNREACHED_DIST`], which never equals the final label of a
+//! vertex that ran a task, so it counts as useless: it did no relaxation.
+//!
 //! # Memory ordering
 //! As in [`sssp`](crate::sssp): distances only decrease, every access is
 //! `Relaxed` on one atomic per vertex, and final values are read after
@@ -189,15 +197,19 @@ impl Search<'_> {
             let g = dist[v as usize].load(Relaxed);
             // `g + h(v)` saturates only when `v` cannot reach the target
             // (admissible h), and such a task is rightly pruned.
-            let f_now = g.saturating_add(h(v));
+            let h_v = h(v);
+            let f_now = g.saturating_add(h_v);
             if f > f_now {
+                ctx.note(v, f - h_v); // the distance it was scheduled with, above `g`
                 ctx.mark_stale(); // `v` was improved after this task was pushed
                 return;
             }
             if f_now >= goal.load(Relaxed) {
+                ctx.note(v, UNREACHED_DIST); // no work done: never "good"
                 ctx.mark_stale(); // pruned: cannot lead to a shorter path to the target
                 return;
             }
+            ctx.note(v, g);
             let (lo, hi) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
             for (e, &u) in (lo..hi).zip(&targets[lo..hi]) {
                 // Cannot overflow: a real path length plus a u32 (see sssp).

@@ -272,3 +272,27 @@ fn errors_and_trivial_searches() {
     assert_eq!(far_target(&g, 0).unwrap(), 1);
     assert_eq!(far_target(&g, 2).unwrap(), 2);
 }
+
+#[test]
+fn every_task_leaves_one_note_never_below_the_final_label() {
+    let mut rng = Rng(4);
+    let n = 300;
+    let xs: Vec<f64> = (0..n).map(|i| i as f64 * 5.0 + rng.unit()).collect();
+    let ys: Vec<f64> = (0..n).map(|_| rng.unit() * 50.0).collect();
+    let g = random_geometric(&mut rng, CoordSystem::Planar, xs, ys, 2.0);
+    let pool = Pool::new(2).unwrap();
+    let opts = ordo_exec::ExecOptions { log_tasks: true, ..Default::default() };
+    for spec in ["strict", "fifo", "pmod"] {
+        let (r, stats) =
+            astar(&pool, &spec.parse().unwrap(), &g, 0, n as u32 - 1, &Heuristic::for_graph(&g), &opts)
+                .unwrap();
+        let notes: Vec<_> = stats.task_notes.iter().flatten().collect();
+        assert_eq!(notes.len() as u64, stats.total.tasks, "{spec}");
+        // A task's scheduled distance is never below the vertex's final label.
+        assert!(notes.iter().all(|t| t.value >= r.labels[t.key as usize]), "{spec}");
+        // Exactly the vertices of the path (but the target, never run) ran with their final label.
+        for &v in &r.path[..r.path.len() - 1] {
+            assert!(notes.iter().any(|t| t.key == v && t.value == r.labels[v as usize]), "{spec}: {v}");
+        }
+    }
+}

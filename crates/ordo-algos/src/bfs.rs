@@ -52,6 +52,8 @@ pub fn bfs(
     let offsets = graph.offsets();
     let targets = graph.targets();
     let operator = |task_level: Prio, v: VertexId, ctx: &mut Context<VertexId>| {
+        // Good vs useless work (crate::work_split): one note per task, stale ones included.
+        ctx.note(v, task_level);
         let current = level[v as usize].load(Relaxed);
         if task_level > current as Prio {
             ctx.mark_stale();

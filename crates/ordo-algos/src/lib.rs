@@ -17,6 +17,8 @@
 //!   component degree) on any scheduler with Kruskal as the reference.
 //! - [`verify`](mod@verify): exact comparison with a reference, the Lonestar fixpoint
 //!   check and the checksums (reached, max, sum) used across implementations.
+//! - [`work_split`](mod@work_split): good versus useless work (PMOD paper §3.1,
+//!   Table 1) from the task notes of a run with `ExecOptions::log_tasks`.
 //!
 //! # Example
 //! ```
@@ -46,6 +48,7 @@ pub mod pagerank;
 pub mod reference;
 pub mod sssp;
 pub mod verify;
+pub mod work_split;
 
 pub use astar::{astar, AstarResult, Heuristic};
 pub use bfs::bfs;

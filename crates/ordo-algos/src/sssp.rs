@@ -104,6 +104,8 @@ fn run(
     let offsets = graph.offsets();
     let targets = graph.targets();
     let operator = |task_dist: Prio, v: VertexId, ctx: &mut Context<VertexId>| {
+        // Good vs useless work (crate::work_split): one note per task, stale ones included.
+        ctx.note(v, task_dist);
         let current = dist[v as usize].load(Relaxed);
         if task_dist > current {
             ctx.mark_stale();

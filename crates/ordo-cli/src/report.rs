@@ -234,6 +234,10 @@ impl RunReport {
             counters.extend(cycle_fields(c));
         }
         let t = &stats.total;
+        let mut metrics = run.metrics.clone();
+        if let Some(r) = reference {
+            metrics.extend(prepared.verified_metrics(run, r));
+        }
         RunReport {
             app: prepared.app().name().to_string(),
             graph: graph_name.to_string(),
@@ -266,7 +270,7 @@ impl RunReport {
                 .map(cycle_fields)
                 .collect(),
             work_split: run.work_split,
-            metrics: run.metrics.clone(),
+            metrics,
         }
     }
 }

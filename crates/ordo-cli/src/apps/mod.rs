@@ -15,6 +15,7 @@ use ordo_graph::Graph;
 use ordo_sched::SchedulerSpec;
 use serde_json::Value;
 
+mod pagerank;
 mod paths;
 
 /// The algorithms ordo runs.
@@ -24,6 +25,10 @@ pub(crate) enum App {
     Sssp,
     /// Breadth-first search levels (priority = level).
     Bfs,
+    /// PageRank, data-driven pull-push; priority = whole part of the residual.
+    Pr,
+    /// PageRank with priority = residual with three decimals (1000x the levels).
+    PrD,
 }
 
 impl App {
@@ -32,6 +37,8 @@ impl App {
         match self {
             App::Sssp => "sssp",
             App::Bfs => "bfs",
+            App::Pr => "pr",
+            App::PrD => "pr-d",
         }
     }
 
@@ -116,6 +123,11 @@ pub(crate) trait PreparedApp: Sync {
     fn reference(&self) -> anyhow::Result<RefRun>;
     /// Checks `run` against `reference`; the error names the first difference.
     fn verify(&self, run: &AppRun, reference: &RefRun) -> anyhow::Result<()>;
+    /// Measures that need the reference (e.g. PageRank's `l1_vs_reference`),
+    /// merged into the run's metrics in the report when the reference ran.
+    fn verified_metrics(&self, _run: &AppRun, _reference: &RefRun) -> BTreeMap<String, Value> {
+        BTreeMap::new()
+    }
     /// The exact-order task count when no reference ran (e.g. vertices
     /// reached), or `None` when only the reference knows it.
     fn baseline_without_reference(&self, run: &AppRun) -> Option<u64>;
@@ -132,6 +144,7 @@ pub(crate) fn prepare<'g>(
 ) -> anyhow::Result<Box<dyn PreparedApp + 'g>> {
     Ok(match app {
         App::Sssp | App::Bfs => Box::new(paths::PathApp::new(app, graph, params)?),
+        App::Pr | App::PrD => Box::new(pagerank::PageRankApp::new(app, graph, params)?),
     })
 }
 

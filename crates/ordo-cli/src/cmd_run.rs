@@ -50,7 +50,9 @@ pub(crate) struct RunArgs {
     json: bool,
 
     /// Write the result to FILE as text: SSSP/BFS `vertex value` per line
-    /// (0-based ids, `inf` when unreachable).
+    /// (0-based ids, `inf` when unreachable); A* the path, one vertex per
+    /// line from source to target, then `length <distance>` (`length inf`
+    /// and no vertex when the target is unreachable).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 

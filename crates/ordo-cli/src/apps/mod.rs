@@ -15,6 +15,7 @@ use ordo_graph::Graph;
 use ordo_sched::SchedulerSpec;
 use serde_json::Value;
 
+mod astar;
 mod pagerank;
 mod paths;
 
@@ -25,6 +26,9 @@ pub(crate) enum App {
     Sssp,
     /// Breadth-first search levels (priority = level).
     Bfs,
+    /// Shortest path to one target, priority = distance so far + an admissible
+    /// coordinate heuristic (`--target`, default a far vertex).
+    Astar,
     /// PageRank, data-driven pull-push; priority = whole part of the residual.
     Pr,
     /// PageRank with priority = residual with three decimals (1000x the levels).
@@ -37,6 +41,7 @@ impl App {
         match self {
             App::Sssp => "sssp",
             App::Bfs => "bfs",
+            App::Astar => "astar",
             App::Pr => "pr",
             App::PrD => "pr-d",
         }
@@ -144,6 +149,7 @@ pub(crate) fn prepare<'g>(
 ) -> anyhow::Result<Box<dyn PreparedApp + 'g>> {
     Ok(match app {
         App::Sssp | App::Bfs => Box::new(paths::PathApp::new(app, graph, params)?),
+        App::Astar => Box::new(astar::AstarApp::new(graph, params)?),
         App::Pr | App::PrD => Box::new(pagerank::PageRankApp::new(app, graph, params)?),
     })
 }

@@ -1,0 +1,136 @@
+//! A* on every registered scheduler × {1, 2, 4} threads × a road-like
+//! generated graph (planar coordinates: Euclidean heuristic), a Kronecker
+//! graph (no coordinates: zero heuristic, i.e. pruned SSSP) and the Andorra
+//! road network with its DIMACS `.co` file (lon/lat: equirectangular
+//! heuristic; skipped when `../shared/data` is absent). The distance must
+//! equal Dijkstra's (stopped at the target) exactly, and the path must be a
+//! path of the graph whose weights sum to it.
+
+use std::path::Path;
+
+use ordo_algos::astar::{astar, check_path, dijkstra_to_target, far_target, Heuristic};
+use ordo_exec::{ExecOptions, Pool};
+use ordo_graph::gen::GenSpec;
+use ordo_graph::{Graph, LoadOptions, VertexId};
+use ordo_sched::SchedulerSpec;
+
+/// One input with its searches `(source, target)` and expected heuristic.
+struct Case {
+    name: &'static str,
+    graph: Graph,
+    searches: Vec<(VertexId, VertexId)>,
+    kind: &'static str,
+}
+
+fn generated(spec: &str) -> Graph {
+    spec.parse::<GenSpec>().unwrap().generate().unwrap()
+}
+
+/// The far default target, plus two targets picked by a fixed stride.
+fn searches(graph: &Graph, source: VertexId) -> Vec<(VertexId, VertexId)> {
+    let n = graph.num_vertices() as u64;
+    vec![
+        (source, far_target(graph, source).unwrap()),
+        (source, ((n * 2) / 3) as VertexId),
+        ((n / 5) as VertexId, ((n * 7) / 9) as VertexId),
+    ]
+}
+
+fn cases() -> Vec<Case> {
+    let road = generated("road:n=6000,seed=11");
+    let kron = generated("kron:scale=11,seed=5");
+    // Kron's low ids may be isolated: start from the vertex of largest degree.
+    let hub =
+        (0..kron.num_vertices() as VertexId).max_by_key(|&v| (kron.degree(v), std::cmp::Reverse(v))).unwrap();
+    let mut cases = vec![
+        Case { name: "road", searches: searches(&road, 0), graph: road, kind: "euclidean" },
+        Case { name: "kron", searches: searches(&kron, hub), graph: kron, kind: "zero" },
+    ];
+    let andorra = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/andorra.gr");
+    if andorra.exists() {
+        let graph = ordo_graph::load(&andorra, &LoadOptions::default()).unwrap();
+        assert!(graph.coords().is_some(), "andorra.co is loaded beside andorra.gr");
+        cases.push(Case { name: "andorra", searches: searches(&graph, 0), graph, kind: "equirectangular" });
+    } else {
+        eprintln!(
+            "skipping the Andorra road network: {} not found (../shared/data absent)",
+            andorra.display()
+        );
+    }
+    cases
+}
+
+#[test]
+fn astar_equals_dijkstra_on_every_scheduler() {
+    let cases = cases();
+    let mut prepared = Vec::new();
+    for case in &cases {
+        let h = Heuristic::for_graph(&case.graph);
+        assert_eq!(h.kind().name(), case.kind, "{}", case.name);
+        let wants: Vec<_> = case
+            .searches
+            .iter()
+            .map(|&(s, t)| dijkstra_to_target(&case.graph, s, t).unwrap().distance)
+            .collect();
+        assert!(wants[0].is_some(), "{}: the far target is reachable", case.name);
+        prepared.push((case, h, wants));
+    }
+    for threads in [1, 2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        for name in SchedulerSpec::names() {
+            let spec: SchedulerSpec = name.parse().unwrap();
+            for (case, h, wants) in &prepared {
+                for (&(s, t), want) in case.searches.iter().zip(wants) {
+                    let what = format!("{} {s}->{t} on {name} x{threads}", case.name);
+                    let (r, stats) = astar(&pool, &spec, &case.graph, s, t, h, &ExecOptions::default())
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(r.distance, *want, "{what}");
+                    match r.distance {
+                        Some(d) => check_path(&case.graph, s, t, &r.path, d)
+                            .unwrap_or_else(|e| panic!("{what}: {e}")),
+                        None => assert!(r.path.is_empty(), "{what}"),
+                    }
+                    assert!(stats.total.tasks >= 1, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// In exact order the heuristic must pay off: each vertex is expanded at
+/// most about once and only if `g + h < D`, so A* expands no more vertices
+/// than Dijkstra settles, and strictly fewer tasks than with `h = 0`.
+#[test]
+fn the_heuristic_saves_work_in_exact_order() {
+    let pool = Pool::new(1).unwrap();
+    let spec: SchedulerSpec = "strict".parse().unwrap();
+    for case in cases().iter().filter(|c| c.kind != "zero") {
+        let h = Heuristic::for_graph(&case.graph);
+        assert!(h.scale() > 0.0, "{}", case.name);
+        let (s, t) = case.searches[0];
+        let opts = ExecOptions::default();
+        let (guided, guided_stats) = astar(&pool, &spec, &case.graph, s, t, &h, &opts).unwrap();
+        let zero = Heuristic::zero(case.graph.num_vertices());
+        let (blind, blind_stats) = astar(&pool, &spec, &case.graph, s, t, &zero, &opts).unwrap();
+        assert_eq!(guided.distance, blind.distance, "{}", case.name);
+        let settled = dijkstra_to_target(&case.graph, s, t).unwrap().settled;
+        let expanded = guided_stats.total.tasks - guided_stats.total.stale_tasks;
+        assert!(expanded <= settled, "{}: A* expanded {expanded}, Dijkstra settled {settled}", case.name);
+        assert!(
+            guided_stats.total.tasks < blind_stats.total.tasks,
+            "{}: guided {} tasks, unguided {}",
+            case.name,
+            guided_stats.total.tasks,
+            blind_stats.total.tasks
+        );
+        eprintln!(
+            "{}: {s}->{t} distance {:?}, tasks guided {} / h=0 {} / Dijkstra settled {settled} ({:?}, scale {})",
+            case.name,
+            guided.distance,
+            guided_stats.total.tasks,
+            blind_stats.total.tasks,
+            h.kind(),
+            h.scale()
+        );
+    }
+}

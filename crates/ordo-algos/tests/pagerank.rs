@@ -195,3 +195,30 @@ fn bad_inputs_are_errors_and_the_empty_graph_works() {
     let err = verify_within_bound(&r, &c.exact, &PageRankParams::pr()).unwrap_err();
     assert!(matches!(err, PageRankError::BoundExceeded { .. }), "{err}");
 }
+
+#[test]
+fn dense_graph_stress_many_concurrent_tasks_per_vertex() {
+    // A dense digraph with self loops and parallel edges: every vertex is an
+    // in-neighbour of many others, so tasks on the same vertex overlap and
+    // residual adds contend. A tiny tolerance keeps it busy.
+    let n = 40u32;
+    let mut el = EdgeList::new(n as usize, false);
+    for u in 0..n {
+        for k in 1..=(u % 7 + 5) {
+            el.push(u, (u * 13 + k * k) % n, 0);
+        }
+        el.push(u, (u + 1) % n, 0);
+    }
+    let c = case("dense", el.into_graph().unwrap());
+    let params = PageRankParams { tolerance: 1e-9, ..PageRankParams::pr_d() };
+    let pool = Pool::new(4).unwrap();
+    for name in ["obim", "pmod", "smq", "mq", "spraylist", "fifo"] {
+        let spec: SchedulerSpec = name.parse().unwrap();
+        for round in 0..10 {
+            let (result, stats) =
+                pagerank(&pool, &spec, &c.graph, &c.transpose, &params, &ExecOptions::default()).unwrap();
+            check(&c, &result, &params, &format!("dense stress on {name}, round {round}"));
+            assert!(stats.total.tasks > n as u64);
+        }
+    }
+}

@@ -11,7 +11,6 @@ mod cmd_info;
 mod apps;
 mod cmd_run;
 mod input;
-mod plot;
 mod progress;
 mod report;
 
@@ -38,8 +37,6 @@ enum Command {
     Convert(cmd_convert::ConvertArgs),
     /// Describe a graph: counts, degrees, weights, connectivity.
     Info(cmd_info::InfoArgs),
-    /// Draw the figures and the Table 5 summary of a bench results directory.
-    Plot(plot::PlotArgs),
 }
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
@@ -64,7 +61,6 @@ fn main() -> ExitCode {
         Command::Gen(a) => cmd_gen::run(a, threads),
         Command::Convert(a) => cmd_convert::run(a, threads),
         Command::Info(a) => cmd_info::run(a, threads),
-        Command::Plot(a) => plot::run(a, threads),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

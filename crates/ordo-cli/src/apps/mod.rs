@@ -76,19 +76,9 @@ impl Default for AppParams {
     }
 }
 
-/// Good and useless work of a run (PMOD paper §3.1, Table 1): a task is good
-/// when it is the first execution that saw its vertex's final value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub(crate) struct WorkSplit {
-    /// Tasks that did needed work.
-    pub(crate) good_tasks: u64,
-    /// Tasks whose work was wasted (stale, or superseded later).
-    pub(crate) useless_tasks: u64,
-    /// Operator cycles of the good tasks (with cycle timing, else 0).
-    pub(crate) good_cycles: u64,
-    /// Operator cycles of the useless tasks (with cycle timing, else 0).
-    pub(crate) useless_cycles: u64,
-}
+/// Good and useless work of a run (PMOD paper §3.1, Table 1), computed by
+/// [`ordo_algos::work_split`]; serialised by the report.
+pub(crate) use ordo_algos::work_split::WorkSplit;
 
 /// One parallel run of an application.
 pub(crate) struct AppRun {
@@ -132,6 +122,12 @@ pub(crate) trait PreparedApp: Sync {
     /// merged into the run's metrics in the report when the reference ran.
     fn verified_metrics(&self, _run: &AppRun, _reference: &RefRun) -> BTreeMap<String, Value> {
         BTreeMap::new()
+    }
+    /// The good / useless split of each thread of `run` (index = thread), for
+    /// the per-thread breakdown; empty when the application does not classify
+    /// its work or `run` was not classified.
+    fn work_split_per_thread(&self, _run: &AppRun) -> Vec<WorkSplit> {
+        Vec::new()
     }
     /// The exact-order task count when no reference ran (e.g. vertices
     /// reached), or `None` when only the reference knows it.

@@ -80,46 +80,30 @@ pub(crate) struct RunArgs {
 
 pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     // Check the cheap arguments before loading a possibly large graph.
-    let spec: SchedulerSpec = args
-        .sched
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--sched: {e}"))?;
+    let spec: SchedulerSpec = args.sched.parse().map_err(|e| anyhow::anyhow!("--sched: {e}"))?;
     let mut input = args.input.clone();
     if input.graph.is_none() && input.gen.is_none() {
         input.gen = Some(DEFAULT_GEN.to_string());
     }
     let graph = crate::input::load_input(&input, threads)?;
     let graph_name = input.describe();
-    let params = AppParams {
-        source: args.source,
-        target: args.target,
-        classify_work: args.classify,
-    };
+    let params = AppParams { source: args.source, target: args.target, classify_work: args.classify };
     let prepared = apps::prepare(args.app, &graph, &params)?;
     let pool = Pool::new(threads).context("cannot start the worker threads")?;
-    let opts = ExecOptions {
-        cycle_timing: args.cycles,
-        ..ExecOptions::default()
-    };
+    let opts = ExecOptions { cycle_timing: args.cycles, ..ExecOptions::default() };
 
     let app = args.app.name();
-    let runs = (0..args.repeat)
-        .map(|_| prepared.run(&pool, &spec, &opts))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let runs =
+        (0..args.repeat).map(|_| prepared.run(&pool, &spec, &opts)).collect::<anyhow::Result<Vec<_>>>()?;
     drop(pool); // the reference runs alone, with no idle workers around
     let references = (0..if args.verify { args.repeat } else { 0 })
         .map(|_| prepared.reference())
         .collect::<anyhow::Result<Vec<_>>>()?;
     if let Some(reference) = references.first() {
         for (i, run) in runs.iter().enumerate() {
-            let which = if runs.len() > 1 {
-                format!(" (run {} of {})", i + 1, runs.len())
-            } else {
-                String::new()
-            };
-            prepared
-                .verify(run, reference)
-                .with_context(|| format!("{app} result{which}"))?;
+            let which =
+                if runs.len() > 1 { format!(" (run {} of {})", i + 1, runs.len()) } else { String::new() };
+            prepared.verify(run, reference).with_context(|| format!("{app} result{which}"))?;
         }
     }
     let report = RunReport::from_runs(&graph_name, &graph, &*prepared, &runs, &references);

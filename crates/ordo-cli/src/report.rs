@@ -107,10 +107,8 @@ impl Breakdown {
     fn text_lines(&self) -> Vec<(String, String)> {
         let pct = |c: u64| 100.0 * c as f64 / self.cycles_total.max(1) as f64;
         let class = |c: u64| format!("{c} ({:.1}%)", pct(c));
-        let mut lines = vec![(
-            "total".to_string(),
-            format!("{} {}", self.cycles_total, ordo_exec::CYCLE_UNIT),
-        )];
+        let mut lines =
+            vec![("total".to_string(), format!("{} {}", self.cycles_total, ordo_exec::CYCLE_UNIT))];
         match (self.cycles_good, self.cycles_useless) {
             (Some(good), Some(useless)) => {
                 lines.push(("good work".into(), class(good)));
@@ -145,20 +143,13 @@ fn per_thread_breakdowns(stats: &RunStats, splits: &[WorkSplit]) -> Option<Vec<B
         .per_thread
         .iter()
         .enumerate()
-        .map(|(tid, t)| {
-            t.cycles
-                .as_ref()
-                .map(|c| Breakdown::new(c, have_splits.then(|| &splits[tid])))
-        })
+        .map(|(tid, t)| t.cycles.as_ref().map(|c| Breakdown::new(c, have_splits.then(|| &splits[tid]))))
         .collect()
 }
 
 /// Writes a [`WorkSplit`] as the JSON object `{good_tasks, useless_tasks,
 /// good_cycles, useless_cycles}` (the type lives in ordo-algos, without serde).
-fn serialize_work_split<S: Serializer>(
-    split: &Option<WorkSplit>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
+fn serialize_work_split<S: Serializer>(split: &Option<WorkSplit>, serializer: S) -> Result<S::Ok, S::Error> {
     #[derive(Serialize)]
     struct Out {
         good_tasks: u64,
@@ -250,29 +241,16 @@ pub(crate) struct RunReport {
 
 impl RunReport {
     /// Fills the scheduler-side fields from the executor's statistics.
-    pub(crate) fn stats_fields(
-        stats: &RunStats,
-    ) -> (BTreeMap<String, u64>, BTreeMap<String, TraceOut>) {
+    pub(crate) fn stats_fields(stats: &RunStats) -> (BTreeMap<String, u64>, BTreeMap<String, TraceOut>) {
         let mut counters = BTreeMap::new();
-        for (name, value) in stats
-            .total
-            .sched_counters
-            .iter()
-            .chain(&stats.sched_counters)
-        {
+        for (name, value) in stats.total.sched_counters.iter().chain(&stats.sched_counters) {
             *counters.entry(name.to_string()).or_insert(0) += value;
         }
         let traces = stats
             .traces
             .iter()
             .map(|t| {
-                (
-                    t.name.to_string(),
-                    TraceOut {
-                        x_label: t.x_label.to_string(),
-                        points: t.points.clone(),
-                    },
-                )
+                (t.name.to_string(), TraceOut { x_label: t.x_label.to_string(), points: t.points.clone() })
             })
             .collect();
         (counters, traces)
@@ -290,10 +268,7 @@ impl RunReport {
             let _ = writeln!(s, "{k:<15} {v}");
         };
         line("app", self.app.clone());
-        line(
-            "graph",
-            format!("{} (n {}, m {})", self.graph, self.n, self.m),
-        );
+        line("graph", format!("{} (n {}, m {})", self.graph, self.n, self.m));
         line("scheduler", self.scheduler.clone());
         line("threads", self.threads.to_string());
         for (k, v) in &self.params {
@@ -304,11 +279,7 @@ impl RunReport {
             let hi = self.times_s.iter().copied().fold(0.0, f64::max);
             line(
                 "time",
-                format!(
-                    "{:.6} s (median of {}, min {lo:.6}, max {hi:.6})",
-                    self.time_s,
-                    self.times_s.len()
-                ),
+                format!("{:.6} s (median of {}, min {lo:.6}, max {hi:.6})", self.time_s, self.times_s.len()),
             );
         } else {
             line("time", format!("{:.6} s", self.time_s));
@@ -316,17 +287,13 @@ impl RunReport {
         line("tasks", self.tasks.to_string());
         line(
             "work increase",
-            self.work_increase
-                .map_or("unknown (use --verify)".into(), |w| format!("{w:.4}")),
+            self.work_increase.map_or("unknown (use --verify)".into(), |w| format!("{w:.4}")),
         );
         line("stale tasks", self.stale_tasks.to_string());
         line("pushes", self.pushes.to_string());
         line("pops", self.pops.to_string());
         line("empty pops", self.empty_pops.to_string());
-        line(
-            "idle scans",
-            format!("{} ({} parks)", self.idle_scans, self.parks),
-        );
+        line("idle scans", format!("{} ({} parks)", self.idle_scans, self.parks));
         line("tasks/thread", format!("{:?}", self.tasks_per_thread));
         for (k, v) in &self.sched_counters {
             line(&format!("  {k}"), v.to_string());
@@ -342,11 +309,7 @@ impl RunReport {
         }
         if let Some(threads) = self.breakdown_per_thread.as_ref().filter(|t| t.len() > 1) {
             for (tid, b) in threads.iter().enumerate() {
-                let text: Vec<String> = b
-                    .text_lines()
-                    .into_iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect();
+                let text: Vec<String> = b.text_lines().into_iter().map(|(k, v)| format!("{k} {v}")).collect();
                 line(&format!("  thread {tid}"), text.join(", "));
             }
         }
@@ -362,10 +325,7 @@ impl RunReport {
                 ),
             );
             if w.good_cycles + w.useless_cycles > 0 {
-                line(
-                    "good cycles",
-                    format!("{} (useless {})", w.good_cycles, w.useless_cycles),
-                );
+                line("good cycles", format!("{} (useless {})", w.good_cycles, w.useless_cycles));
             }
         }
         for (k, v) in &self.metrics {
@@ -377,12 +337,8 @@ impl RunReport {
         }
         line(
             "verified",
-            if self.verified {
-                "yes (equal to the sequential reference)"
-            } else {
-                "no (use --verify)"
-            }
-            .to_string(),
+            if self.verified { "yes (equal to the sequential reference)" } else { "no (use --verify)" }
+                .to_string(),
         );
         s
     }
@@ -419,9 +375,8 @@ impl RunReport {
         let stats = &run.stats;
         let seq_times_s: Vec<f64> = references.iter().map(|r| r.time_s).collect();
         let reference = (!references.is_empty()).then(|| &references[median_index(&seq_times_s)]);
-        let baseline = reference
-            .map(|r| r.baseline_tasks)
-            .or_else(|| prepared.baseline_without_reference(run));
+        let baseline =
+            reference.map(|r| r.baseline_tasks).or_else(|| prepared.baseline_without_reference(run));
         let (counters, traces) = RunReport::stats_fields(stats);
         let splits_per_thread = prepared.work_split_per_thread(run);
         let t = &stats.total;
@@ -452,18 +407,9 @@ impl RunReport {
             seq_time_s: reference.map(|r| r.time_s),
             times_s,
             seq_times_s,
-            vs_seq: reference.map(|r| {
-                if stats.time_s > 0.0 {
-                    r.time_s / stats.time_s
-                } else {
-                    0.0
-                }
-            }),
+            vs_seq: reference.map(|r| if stats.time_s > 0.0 { r.time_s / stats.time_s } else { 0.0 }),
             verified: reference.is_some(),
-            breakdown: t
-                .cycles
-                .as_ref()
-                .map(|c| Breakdown::new(c, run.work_split.as_ref())),
+            breakdown: t.cycles.as_ref().map(|c| Breakdown::new(c, run.work_split.as_ref())),
             breakdown_per_thread: per_thread_breakdowns(stats, &splits_per_thread),
             work_split: run.work_split,
             metrics,
@@ -481,16 +427,7 @@ fn format_trace(t: &TraceOut) -> String {
     } else {
         let head: Vec<_> = pts[..SHOWN / 2].iter().map(fmt).collect();
         let tail: Vec<_> = pts[pts.len() - SHOWN / 2..].iter().map(fmt).collect();
-        format!(
-            "{} ... ({} more) ... {}",
-            head.join(" "),
-            pts.len() - SHOWN,
-            tail.join(" ")
-        )
+        format!("{} ... ({} more) ... {}", head.join(" "), pts.len() - SHOWN, tail.join(" "))
     };
-    format!(
-        "{} changes over {}: {body}",
-        pts.len().saturating_sub(1),
-        t.x_label
-    )
+    format!("{} changes over {}: {body}", pts.len().saturating_sub(1), t.x_label)
 }

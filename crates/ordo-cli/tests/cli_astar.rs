@@ -115,3 +115,14 @@ fn bad_target_is_one_clear_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--target 25") && stderr.contains("25 vertices"), "{stderr}");
 }
+
+#[test]
+fn classify_splits_every_task() {
+    let v = run_json(&["--gen", "road:n=3000", "--classify", "--sched", "obim", "--threads", "2"]);
+    let split = &v["work_split"];
+    let (good, useless) = (split["good_tasks"].as_u64().unwrap(), split["useless_tasks"].as_u64().unwrap());
+    assert_eq!(good + useless, v["tasks"].as_u64().unwrap(), "{v}");
+    // At least the path's vertices but the target (never run) did good work.
+    assert!(good >= v["path_edges"].as_u64().unwrap(), "{v}");
+    assert!(good <= v["tasks"].as_u64().unwrap() - v["stale_tasks"].as_u64().unwrap(), "{v}");
+}

@@ -10,12 +10,13 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use ordo_algos::astar::{self, AstarResult, Heuristic, HeuristicKind, TargetReference};
+use ordo_algos::work_split;
 use ordo_exec::{ExecOptions, Pool};
 use ordo_graph::Graph;
 use ordo_sched::SchedulerSpec;
 use serde_json::{json, Value};
 
-use super::{output, vertex_arg, App, AppParams, AppRun, PreparedApp, RefRun};
+use super::{output, vertex_arg, App, AppParams, AppRun, PreparedApp, RefRun, WorkSplit};
 
 /// A* from one source to one target on one graph.
 pub(crate) struct AstarApp<'g> {
@@ -25,6 +26,16 @@ pub(crate) struct AstarApp<'g> {
     /// Whether `--target` was given (else [`astar::far_target`] chose it).
     target_given: bool,
     heuristic: Heuristic,
+    /// `--classify`: log every task and split good from useless work.
+    classify_work: bool,
+}
+
+/// The output of one parallel run: the search result and, with
+/// `--classify`, the good / useless split of each thread (the task notes
+/// are dropped once classified, so repeated runs do not keep them).
+struct AstarOutput {
+    result: AstarResult,
+    split_per_thread: Vec<WorkSplit>,
 }
 
 impl<'g> AstarApp<'g> {
@@ -38,7 +49,7 @@ impl<'g> AstarApp<'g> {
             None => (astar::far_target(graph, source)?, false),
         };
         let heuristic = Heuristic::for_graph(graph);
-        Ok(AstarApp { graph, source, target, target_given, heuristic })
+        Ok(AstarApp { graph, source, target, target_given, heuristic, classify_work: params.classify_work })
     }
 
     /// The heuristic's description for the report.
@@ -68,9 +79,19 @@ impl PreparedApp for AstarApp<'_> {
     }
 
     fn run(&self, pool: &Pool, spec: &SchedulerSpec, opts: &ExecOptions) -> anyhow::Result<AppRun> {
-        let (result, stats) =
-            astar::astar(pool, spec, self.graph, self.source, self.target, &self.heuristic, opts)?;
-        let work_split = None;
+        let opts = ExecOptions { log_tasks: self.classify_work, ..opts.clone() };
+        let (result, mut stats) =
+            astar::astar(pool, spec, self.graph, self.source, self.target, &self.heuristic, &opts)?;
+        // A task is good when it ran with its vertex's final label, first
+        // such execution; pruned tasks are noted so that they never are
+        // (see `ordo_algos::astar`).
+        let split_per_thread = if self.classify_work {
+            work_split::classify_per_thread(&stats.task_notes, |v| result.labels[v as usize])
+        } else {
+            Vec::new()
+        };
+        stats.task_notes = Vec::new();
+        let work_split = self.classify_work.then(|| WorkSplit::sum(&split_per_thread));
         let metrics = BTreeMap::from([
             ("target".to_string(), json!(self.target)),
             ("distance".to_string(), result.distance.map_or(json!("unreachable"), |d| json!(d))),
@@ -78,7 +99,11 @@ impl PreparedApp for AstarApp<'_> {
             ("heuristic".to_string(), json!(self.heuristic_text())),
             ("heuristic_scale".to_string(), json!(self.heuristic.scale())),
         ]);
-        Ok(AppRun { stats, metrics, work_split, output: Box::new(result) })
+        Ok(AppRun { stats, metrics, work_split, output: Box::new(AstarOutput { result, split_per_thread }) })
+    }
+
+    fn work_split_per_thread(&self, run: &AppRun) -> Vec<WorkSplit> {
+        output::<AstarOutput>(&*run.output).split_per_thread.clone()
     }
 
     fn reference(&self) -> anyhow::Result<RefRun> {
@@ -87,7 +112,7 @@ impl PreparedApp for AstarApp<'_> {
     }
 
     fn verify(&self, run: &AppRun, reference: &RefRun) -> anyhow::Result<()> {
-        let got = output::<AstarResult>(&*run.output);
+        let got = &output::<AstarOutput>(&*run.output).result;
         let want = output::<TargetReference>(&*reference.output);
         let text = |d: Option<u64>| d.map_or("unreachable".to_string(), |d| d.to_string());
         anyhow::ensure!(
@@ -110,7 +135,7 @@ impl PreparedApp for AstarApp<'_> {
     }
 
     fn write_out(&self, run: &AppRun, path: &Path) -> anyhow::Result<()> {
-        let result = output::<AstarResult>(&*run.output);
+        let result = &output::<AstarOutput>(&*run.output).result;
         let err = || format!("cannot write {}", path.display());
         let mut w = BufWriter::new(File::create(path).with_context(err)?);
         for v in &result.path {

@@ -6,7 +6,7 @@
 //!
 //! # The equation
 //! Ranks are the unnormalised PageRank of Whang et al. ("Scalable
-//! data-driven PageRank", Euro-Par 2015, the paper's [34]) and of Galois:
+//! data-driven PageRank", Euro-Par 2015, the PMOD paper's reference 34) and of Galois:
 //!
 //! ```text
 //! x = (1 - α)·e + α·A·x,    A[w][u] = 1/outdeg(u) for every edge u -> w
@@ -42,7 +42,7 @@
 //!      cross the tolerance (`old < ε <= new`). A vertex is therefore queued
 //!      at most once per crossing.
 //!
-//! This is the pull-push variant of [34] with one change that makes it
+//! This is the pull-push variant of Whang et al. with one change that makes it
 //! provable under concurrency: the pushed change is the rank increase the
 //! task applied (`Δ` from `fetch_max`), not the residual it took. The
 //! residual then only decides *whether* and *when* a vertex runs; the rank
@@ -60,7 +60,9 @@
 //!    read-modify-write, so the swap reads from the push's release
 //!    sequence), hence `T`'s pull saw it. The increases `T` did not see were
 //!    pushed after the swap and are still in `r_w`. Since `x_w >= T`'s pull
-//!    (`fetch_max`), `0 <= f_w(x) - x_w <= r_w`.
+//!    (`fetch_max`), `0 <= f_w(x) - x_w <= r_w`. (A vertex that never ran
+//!    keeps `x_w = 1 - α`, and `r_w` is its exact initial residual plus every
+//!    push it received: `r_w = f_w(x) - x_w`.)
 //! 3. *At the end, every residual is below `ε`.* Consider the last time
 //!    `r_w` rose to `>= ε`: that crossing (or the initial state) scheduled a
 //!    task, which ran later, read `r_w >= ε` (the scheduler's push → pop
@@ -74,7 +76,8 @@
 //!
 //! It terminates: between two crossings of `w`, `r_w` is reset to 0 and must
 //! gain `ε` again; the gains over all vertices add up to at most
-//! `α·Σ(x* - x⁰) <= α·n`, so there are at most `n + α·n/ε` scheduled tasks.
+//! `α·Σ(x* - x⁰) <= α·n`, so there are at most `n` initial tasks, `n` first
+//! crossings and `α·n/ε` later ones: at most `2n + α·n/ε` tasks.
 //!
 //! The pure push variant of Galois (`x_v += r`; push `α·r/outdeg`) satisfies
 //! the same bound; the pull-push one is what the PMOD paper evaluates.
@@ -93,11 +96,13 @@
 //! the issue (larger residual first, no degree scaling).
 //!
 //! # Numbers and atomics
-//! Ranks and residuals are `f64` stored as bits in `AtomicU64`: `f32` (as in
-//! Galois) would halve the memory, but its 24-bit mantissa makes the sums of
-//! `n` ranks and the accumulated residual adds drift by more than the
-//! tolerance-derived bound on larger graphs, and the tests assert that bound
-//! tightly. Ranks are positive and finite, and for non-negative `f64` the
+//! Ranks and residuals are `f64` stored as bits in `AtomicU64`. `f32` (as in
+//! Galois) would halve the memory, but with its 24-bit mantissa every pull
+//! and every residual add rounds at about `6e-8` relative, errors the proof
+//! above ignores and that accumulate over the many small adds a residual
+//! receives; with `f64` (`1e-16`) they stay far below the
+//! [`rounding_slack`] of `1e-9` per vertex that verification allows, so the
+//! tests can assert the proven bound itself rather than a fudged one. Ranks are positive and finite, and for non-negative `f64` the
 //! bit patterns order like the values, so `fetch_max` on the bits is a
 //! floating-point max. Residual adds are compare-and-swap loops.
 
@@ -351,7 +356,7 @@ fn add_residual(slot: &AtomicU64, add: f64) -> (f64, f64) {
 /// statistics; `stale_tasks` counts tasks that found their residual already
 /// taken.
 ///
-/// Work: at most `n + α·n/ε` tasks, each `O(indeg + outdeg)`.
+/// Work: at most `2n + α·n/ε` tasks (module docs), each `O(indeg + outdeg)`.
 ///
 /// # Errors
 /// [`PageRankError::InvalidParameter`] for out-of-range parameters and

@@ -72,7 +72,11 @@
 //!    is non-negative, and every column of `A` sums to at most 1, so
 //!    `‖x* - x‖₁ <= Σ_w (f_w(x) - x_w)/(1 - α) <= Σ_w r_w/(1 - α) < n·ε/(1 - α)`.
 //!    [`PageRank::error_bound`] is the middle one, computed from the
-//!    residuals left; tests assert it against the power iteration.
+//!    residuals left; tests assert it against the power iteration. Without
+//!    dangling vertices every column of `A` sums to exactly 1 and `x <= x*`,
+//!    so the first inequality is an equality; on one thread the tracked
+//!    residuals are exact, and the L1 distance then *equals* the bound (a
+//!    test checks this to rounding).
 //!
 //! It terminates: between two crossings of `w`, `r_w` is reset to 0 and must
 //! gain `ε` again; the gains over all vertices add up to at most

@@ -3,7 +3,7 @@
 //! SMQ artifact's astar, reference-implementations.md).
 //!
 //! # The algorithm
-//! It is [`sssp`](crate::sssp) with two changes. Every vertex holds an atomic
+//! It is [`sssp()`](crate::sssp::sssp) with two changes. Every vertex holds an atomic
 //! tentative distance `g` (initially unreachable). A task is a vertex `v`
 //! scheduled with priority `f = g + h(v)`, where `h` is an admissible
 //! estimate of the distance to the target ([`Heuristic`]). The task carries
@@ -55,7 +55,7 @@
 //! vertex that ran a task, so it counts as useless: it did no relaxation.
 //!
 //! # Memory ordering
-//! As in [`sssp`](crate::sssp): distances only decrease, every access is
+//! As in [`sssp()`](crate::sssp::sssp): distances only decrease, every access is
 //! `Relaxed` on one atomic per vertex, and final values are read after
 //! `for_each` has joined the workers. A stale read of `dist[target]` only
 //! prunes less.

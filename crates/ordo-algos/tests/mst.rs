@@ -50,6 +50,10 @@ fn every_scheduler_matches(name: &str, graph: &UndirectedGraph, reference: &Span
 fn checked_reference(graph: &UndirectedGraph) -> SpanningForest {
     let reference = mst::kruskal(graph).forest;
     mst::check_spanning_forest(graph, &reference).unwrap();
+    // The exact-order sequential Boruvka (the work baseline) agrees too.
+    let exact = mst::boruvka_exact_order(graph);
+    mst::compare_forests(&reference, &exact.forest).unwrap();
+    assert_eq!(exact.tasks - exact.stale_tasks, reference.useful_tasks(graph.num_vertices()));
     reference
 }
 

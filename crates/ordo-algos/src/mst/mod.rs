@@ -25,6 +25,8 @@
 //!   edge count (the artifact's `boruvka-merge`); its module docs carry the
 //!   correctness argument (no MSF edge missed or duplicated, no deadlock,
 //!   termination).
+//! - [`boruvka_exact_order`]: the same operator on one thread in exact
+//!   priority order, whose task count is the `work_increase` baseline.
 //! - [`kruskal()`](kruskal::kruskal): sort + union-find, timed, the reference
 //!   and speed bar.
 //! - [`check`]: [`compare_forests`](check::compare_forests) (exact
@@ -59,7 +61,7 @@ pub mod kruskal;
 #[cfg(test)]
 mod test;
 
-pub use boruvka::boruvka;
+pub use boruvka::{boruvka, boruvka_exact_order, ExactOrderRun};
 pub use check::{check_spanning_forest, compare_forests, MstError};
 pub use kruskal::{kruskal, KruskalRun};
 
@@ -127,7 +129,9 @@ impl SpanningForest {
     /// The useful tasks of any [`boruvka()`] run: one per merge (= forest
     /// edge) plus one per non-trivial component to find it finished. Every
     /// other task is stale and counted as such, so `tasks − stale_tasks`
-    /// equals this exactly; it is the `work_increase` baseline (design.md §4).
+    /// equals this exactly. (The `work_increase` baseline is the task count
+    /// of [`boruvka_exact_order`], stale tasks included, since some stale
+    /// tasks are unavoidable.)
     pub fn useful_tasks(&self, num_vertices: usize) -> u64 {
         self.edges.len() as u64 + self.nontrivial_components(num_vertices)
     }

@@ -16,6 +16,7 @@ use ordo_sched::SchedulerSpec;
 use serde_json::Value;
 
 mod astar;
+mod mst;
 mod pagerank;
 mod paths;
 
@@ -33,6 +34,9 @@ pub(crate) enum App {
     Pr,
     /// PageRank with priority = residual with three decimals (1000x the levels).
     PrD,
+    /// Minimum spanning forest of the symmetrized graph by Boruvka; priority =
+    /// the component's edge count.
+    Mst,
 }
 
 impl App {
@@ -44,6 +48,7 @@ impl App {
             App::Astar => "astar",
             App::Pr => "pr",
             App::PrD => "pr-d",
+            App::Mst => "mst",
         }
     }
 
@@ -147,6 +152,7 @@ pub(crate) fn prepare<'g>(
         App::Sssp | App::Bfs => Box::new(paths::PathApp::new(app, graph, params)?),
         App::Astar => Box::new(astar::AstarApp::new(graph, params)?),
         App::Pr | App::PrD => Box::new(pagerank::PageRankApp::new(app, graph, params)?),
+        App::Mst => Box::new(mst::MstApp::new(graph, params)?),
     })
 }
 

@@ -17,7 +17,9 @@ fn run_json(args: &[&str]) -> Value {
     let out = ordo().args(["run", "astar"]).args(args).arg("--json").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "ordo run astar {args:?} failed: {stderr}");
-    serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap()
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.matches("\"target\":").count(), 1, "one `target` key: {stdout}");
+    serde_json::from_str(stdout.trim()).unwrap()
 }
 
 /// Exact distance from `s` to `t` by a textbook Dijkstra written here

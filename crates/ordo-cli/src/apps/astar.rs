@@ -93,7 +93,7 @@ impl PreparedApp for AstarApp<'_> {
         stats.task_notes = Vec::new();
         let work_split = self.classify_work.then(|| WorkSplit::sum(&split_per_thread));
         let metrics = BTreeMap::from([
-            ("target".to_string(), json!(self.target)),
+            // `target` is among the parameters (one JSON key, not two).
             ("distance".to_string(), result.distance.map_or(json!("unreachable"), |d| json!(d))),
             ("path_edges".to_string(), json!(result.path.len().saturating_sub(1))),
             ("heuristic".to_string(), json!(self.heuristic_text())),

@@ -134,3 +134,38 @@ fn the_heuristic_saves_work_in_exact_order() {
         );
     }
 }
+
+/// Many small inputs on 4 threads per scheduler: road-like graphs of
+/// varying seeds (Euclidean heuristic) and grids with zero and tiny weights
+/// (many equal distances and zero-weight cycles for the path rebuilding).
+#[test]
+fn many_small_searches_on_four_threads() {
+    let pool = Pool::new(4).unwrap();
+    let inputs: Vec<Graph> = (0..6)
+        .map(|seed| generated(&format!("road:n={},seed={seed}", 200 + 150 * seed)))
+        .chain((0..4).map(|seed| generated(&format!("grid:w=15,h=12,wmin=0,wmax={},seed={seed}", 1 + seed))))
+        .collect();
+    let prepared: Vec<_> = inputs
+        .iter()
+        .map(|g| {
+            let n = g.num_vertices() as VertexId;
+            let pairs = [(0, far_target(g, 0).unwrap()), (n / 3, n - 1), (n / 2, n / 7)];
+            let wants: Vec<_> =
+                pairs.iter().map(|&(s, t)| dijkstra_to_target(g, s, t).unwrap().distance).collect();
+            (g, Heuristic::for_graph(g), pairs, wants)
+        })
+        .collect();
+    for name in SchedulerSpec::names() {
+        let spec: SchedulerSpec = name.parse().unwrap();
+        for (i, (g, h, pairs, wants)) in prepared.iter().enumerate() {
+            for (&(s, t), want) in pairs.iter().zip(wants) {
+                let (r, _) = astar(&pool, &spec, g, s, t, h, &ExecOptions::default()).unwrap();
+                let what = format!("input {i} {s}->{t} on {name}");
+                assert_eq!(r.distance, *want, "{what}");
+                if let Some(d) = r.distance {
+                    check_path(g, s, t, &r.path, d).unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+            }
+        }
+    }
+}

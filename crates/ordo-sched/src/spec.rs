@@ -211,7 +211,7 @@ schedulers! {
     Smq => "smq", StealingMultiQueue, SmqConfig;
     /// The Stealing Multi-Queue with skip-list local queues (SMQ paper §2.2).
     SmqSkipList => "smq-skiplist", SmqSkipList, SmqSkipConfig;
-    /// A skip list with the SprayList's random-walk delete, behind one lock (PMOD paper §2.2).
+    /// The SprayList: a lock-free skip list with random-walk (spray) deletes (PMOD paper §2.2).
     SprayList => "spraylist", SprayList, SprayConfig;
     /// Random enqueue, local dequeue (PMOD paper §2.2).
     Reld => "reld", Reld, ReldConfig;

@@ -46,7 +46,7 @@ pub(crate) struct Node<T> {
 
 impl<T> Node<T> {
     /// The node's priority (tests read where a walk landed).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn prio(&self) -> Prio {
         self.key.0
     }
@@ -230,8 +230,10 @@ impl<T> LockFreeSkipList<T> {
         // (a marked pointer is frozen, so nothing links past it to `n` again);
         // threads that still hold it are pinned, which epoch reclamation
         // respects; and only the claim winner gets here, so it is retired
-        // once. Its value was moved out above and `Node` has no drop glue
-        // for it (`MaybeUninit`).
+        // once. Its value was moved out above, and the deferred drop of a
+        // `Node` touches no `T` (`MaybeUninit` value; `Atomic` links do not
+        // own their targets), so running it later, even after the list and
+        // `T`'s borrows are gone, is sound.
         unsafe { guard.defer_destroy(node) };
         (n.key.0, value)
     }

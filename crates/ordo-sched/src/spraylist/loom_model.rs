@@ -56,6 +56,8 @@ struct ModelList {
     nodes: Vec<ModelNode>,
     /// Counts retirements; an operation's pin reads it.
     clock: AtomicUsize,
+    /// Link reads are RMWs (see `read_link`).
+    rmw_reads: bool,
 }
 
 // SAFETY: as for `LockFreeSkipList`: a node's value is written by its inserter
@@ -71,7 +73,7 @@ struct Pin(usize);
 
 impl ModelList {
     /// The head and `NODES - 1` unlinked nodes with the given keys and heights.
-    fn new(nodes: [(u64, usize); NODES - 1]) -> Self {
+    fn new(nodes: [(u64, usize); NODES - 1], rmw_reads: bool) -> Self {
         let mk = |key, height| ModelNode {
             key,
             height,
@@ -83,7 +85,21 @@ impl ModelList {
         };
         let mut all = vec![mk(0, LEVELS)];
         all.extend(nodes.iter().map(|&(k, h)| mk(k, h)));
-        ModelList { nodes: all, clock: AtomicUsize::new(0) }
+        ModelList { nodes: all, clock: AtomicUsize::new(0), rmw_reads }
+    }
+
+    /// Reads a link word (`list.rs`: an acquire load). With `rmw_reads` the
+    /// read is an RMW that changes nothing: loom's exploration only reorders
+    /// a thread's plain load after another thread's CAS on the same word when
+    /// the load is an RMW too (found by mutation testing: without it, no
+    /// explored execution let a spray see a concurrently inserted node), at
+    /// the price of reading only the latest value.
+    fn read_link(&self, link: &AtomicUsize) -> usize {
+        if self.rmw_reads {
+            link.fetch_or(0, Ordering::AcqRel)
+        } else {
+            link.load(Ordering::Acquire)
+        }
     }
 
     fn pin(&self) -> Pin {
@@ -105,13 +121,13 @@ impl ModelList {
             let mut succs = [0; LEVELS];
             let mut pred = HEAD;
             for level in (0..LEVELS).rev() {
-                let mut curr = self.nodes[pred].next[level].load(Ordering::Acquire);
+                let mut curr = self.read_link(&self.nodes[pred].next[level]);
                 if curr & MARK != 0 {
                     continue 'retry;
                 }
                 while let Some(c) = target(curr) {
                     let c_node = self.node(c, pin);
-                    let succ = c_node.next[level].load(Ordering::Acquire);
+                    let succ = self.read_link(&c_node.next[level]);
                     if succ & MARK != 0 {
                         let unmarked = succ & !MARK;
                         match self.nodes[pred].next[level].compare_exchange(
@@ -197,14 +213,15 @@ impl ModelList {
         value
     }
 
-    /// `list.rs` `spray` with `steps[level]` steps at each level.
+    /// `list.rs` `spray` with `steps[level]` steps at each level (so
+    /// `[1, 0]` is one step on the bottom level only).
     fn spray(&self, steps: [usize; LEVELS], pin: Pin) -> Option<usize> {
         let mut tower = HEAD;
         let mut reached = None;
         for level in (0..LEVELS).rev() {
             let mut taken = 0;
             while taken < steps[level] {
-                let next = self.nodes[tower].next[level].load(Ordering::Acquire);
+                let next = self.read_link(&self.nodes[tower].next[level]);
                 if next & MARK != 0 {
                     break;
                 }
@@ -224,10 +241,10 @@ impl ModelList {
     fn pop_first(&self, pin: Pin) -> Option<u64> {
         'retry: loop {
             let mut pred = HEAD;
-            let mut curr = self.nodes[pred].next[0].load(Ordering::Acquire);
+            let mut curr = self.read_link(&self.nodes[pred].next[0]);
             while let Some(c) = target(curr) {
                 let c_node = self.node(c, pin);
-                let succ = c_node.next[0].load(Ordering::Acquire);
+                let succ = self.read_link(&c_node.next[0]);
                 if succ & MARK != 0 {
                     let unmarked = succ & !MARK;
                     match self.nodes[pred].next[0].compare_exchange(
@@ -295,25 +312,24 @@ fn builder() -> loom::model::Builder {
     b
 }
 
-/// Two threads delete concurrently from a three-node list, one by a spray
-/// that lands on the first node, one by a spray that passes it (racing
-/// for the same nodes and unlinking each other's marked nodes): they never
-/// return the same element, and a lone drain afterwards finds exactly the
-/// rest.
-#[test]
-fn loom_two_concurrent_deletes_never_return_the_same_element() {
-    builder().check(|| {
-        let list = Arc::new(ModelList::new([(10, 2), (20, 1), (30, 2)]));
+/// Two threads delete concurrently from a three-node list with sprays of
+/// `steps_a` and `steps_b` steps per level: they never return the same
+/// element, and a lone drain afterwards finds exactly the rest.
+fn two_concurrent_deletes(steps_a: [usize; LEVELS], steps_b: [usize; LEVELS]) {
+    builder().check(move || {
+        let list = Arc::new(ModelList::new([(10, 2), (20, 1), (30, 2)], false));
         for i in 1..NODES {
             list.insert(i, list.nodes[i].key);
         }
         let other = {
             let list = list.clone();
-            thread::spawn(move || list.pop([1, 1]))
+            thread::spawn(move || list.pop(steps_b))
         };
-        let mine = list.pop([0, 1]);
+        let mine = list.pop(steps_a);
         let theirs = other.join().unwrap();
-        let (a, b) = (mine.expect("a lone-enough pop failed"), theirs.expect("a pop failed"));
+        // Three tasks, two deletes: each finds one (at most one claimed node
+        // in its way).
+        let (a, b) = (mine.expect("a pop failed"), theirs.expect("a pop failed"));
         assert_ne!(a, b, "two deletes returned the same element");
         list.check_quiescent_structure(&[1, 2, 3]);
         let mut got = vec![a, b];
@@ -326,20 +342,35 @@ fn loom_two_concurrent_deletes_never_return_the_same_element() {
     });
 }
 
-/// An insert (a two-level node in front of the list) concurrent with a delete
-/// of the current front: the inserted element is never lost, nothing is
-/// returned twice, and the structure is intact afterwards.
+/// Both sprays land on the first node (one step on the top level): the
+/// claim CAS decides, the loser
+/// falls back to the head and takes the next node.
 #[test]
-fn loom_an_insert_concurrent_with_a_delete_is_never_lost() {
-    builder().check(|| {
-        let list = Arc::new(ModelList::new([(20, 2), (10, 2), (30, 1)]));
+fn loom_two_deletes_landing_on_the_same_node_never_return_the_same_element() {
+    two_concurrent_deletes([0, 1], [0, 1]);
+}
+
+/// One spray lands on the first node, the other walks over it (on both
+/// levels) to the second: the two unlink neighbouring nodes concurrently.
+#[test]
+fn loom_two_deletes_of_neighbours_never_return_the_same_element() {
+    two_concurrent_deletes([0, 1], [1, 1]);
+}
+
+/// An insert (a two-level node in front of the list) concurrent with a
+/// delete by a spray of `steps` steps per level: the inserted element is
+/// never lost, nothing is returned twice, and the structure is intact
+/// afterwards.
+fn insert_concurrent_with_delete(steps: [usize; LEVELS]) {
+    builder().check(move || {
+        let list = Arc::new(ModelList::new([(20, 2), (10, 2), (30, 1)], true));
         list.insert(1, 20);
         list.insert(3, 30);
         let inserter = {
             let list = list.clone();
             thread::spawn(move || list.insert(2, 10))
         };
-        let deleted = list.pop([1, 1]);
+        let deleted = list.pop(steps);
         inserter.join().unwrap();
         let mut got: Vec<u64> = deleted.into_iter().collect();
         assert_eq!(got.len(), 1, "a pop failed with two tasks present before it");
@@ -352,13 +383,28 @@ fn loom_an_insert_concurrent_with_a_delete_is_never_lost() {
     });
 }
 
+/// The delete's spray walks past the front on the top level: it races with
+/// the new node's upper-level link.
+#[test]
+fn loom_an_insert_concurrent_with_a_delete_is_never_lost() {
+    insert_concurrent_with_delete([1, 1]);
+}
+
+/// The delete's spray takes the first node of the bottom level, which may be
+/// the new node while it is linked only there: claiming it then would race
+/// with its upper-level link (this is what `fully_linked` prevents).
+#[test]
+fn loom_a_delete_never_claims_a_node_still_being_linked() {
+    insert_concurrent_with_delete([1, 0]);
+}
+
 /// A delete racing with an insert directly behind the deleted node: the
 /// inserter's predecessor is being marked and unlinked while it links (the
 /// case where its CAS fails and it must search again).
 #[test]
 fn loom_an_insert_behind_a_node_being_deleted_is_linked() {
     builder().check(|| {
-        let list = Arc::new(ModelList::new([(10, 2), (20, 2), (30, 1)]));
+        let list = Arc::new(ModelList::new([(10, 2), (20, 2), (30, 1)], true));
         list.insert(1, 10);
         list.insert(3, 30);
         let inserter = {

@@ -102,6 +102,10 @@ pub const SPRAY_ATTEMPTS: usize = 3;
 /// that making keys unique costs one shared atomic operation per block.
 pub const SEQ_BLOCK: u64 = 1024;
 
+/// The largest accepted `jump`: far beyond any useful walk (the paper's is
+/// `log2 p + 1`), small enough that `jump + 1` cannot overflow.
+pub const MAX_JUMP: usize = 1 << 20;
+
 /// Configuration of [`SprayList`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SprayConfig {
@@ -122,7 +126,13 @@ impl SchedConfig for SprayConfig {
                 "spraylist: `height={height}`: at most {MAX_LEVEL} (0 = from the thread count)"
             )));
         }
-        Ok(SprayConfig { height, jump: p.take_usize("jump", 0)?, seed: p.take_u64("seed", 1)? })
+        let jump = p.take_usize("jump", 0)?;
+        if jump > MAX_JUMP {
+            return Err(SpecError(format!(
+                "spraylist: `jump={jump}`: at most {MAX_JUMP} (0 = from the thread count)"
+            )));
+        }
+        Ok(SprayConfig { height, jump, seed: p.take_u64("seed", 1)? })
     }
 
     fn to_params(&self) -> String {

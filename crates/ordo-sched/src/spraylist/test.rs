@@ -169,6 +169,8 @@ fn spec_round_trips_and_rejects_bad_values() {
     assert_eq!(spec.to_string().parse::<SchedulerSpec>().unwrap(), spec);
     assert!("spraylist:height=33".parse::<SchedulerSpec>().is_err());
     assert!("spraylist:width=3".parse::<SchedulerSpec>().is_err());
+    assert!("spraylist:jump=18446744073709551615".parse::<SchedulerSpec>().is_err());
+    assert!("spraylist:jump=1048576".parse::<SchedulerSpec>().is_ok());
 }
 
 #[test]
@@ -290,11 +292,12 @@ fn four_threads_stress_exactly_once() {
 fn four_threads_racing_deletes_take_each_task_once() {
     let n = 100_000u64;
     let s = build(4, "spraylist:height=2,jump=1");
-    let mut h = s.handle(0);
-    for id in 0..n {
-        h.push(id % 10, id);
+    {
+        let mut h = s.handle(0);
+        for id in 0..n {
+            h.push(id % 10, id);
+        }
     }
-    drop(h);
     let seen: Vec<StdAtomicU64> = (0..n).map(|_| StdAtomicU64::new(0)).collect();
     let races = StdAtomicU64::new(0);
     std::thread::scope(|sc| {

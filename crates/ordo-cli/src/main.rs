@@ -9,8 +9,10 @@ mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
 mod apps;
+mod bench;
 mod cmd_run;
 mod input;
+mod plot;
 mod progress;
 mod report;
 
@@ -37,6 +39,10 @@ enum Command {
     Convert(cmd_convert::ConvertArgs),
     /// Describe a graph: counts, degrees, weights, connectivity.
     Info(cmd_info::InfoArgs),
+    /// Draw the figures and the Table 5 summary of a bench results directory.
+    Plot(plot::PlotArgs),
+    /// Benchmark schedulers: run a plan of inputs x apps x schedulers x threads.
+    Bench(bench::BenchArgs),
 }
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
@@ -61,6 +67,8 @@ fn main() -> ExitCode {
         Command::Gen(a) => cmd_gen::run(a, threads),
         Command::Convert(a) => cmd_convert::run(a, threads),
         Command::Info(a) => cmd_info::run(a, threads),
+        Command::Plot(a) => plot::run(a, threads),
+        Command::Bench(a) => bench::run(a, threads),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

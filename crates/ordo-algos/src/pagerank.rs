@@ -112,15 +112,17 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{
-    AtomicU64,
-    Ordering::{AcqRel, Acquire, Relaxed},
-};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
 use std::time::Instant;
 
 use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
+
+#[cfg(loom)]
+use loom::sync::atomic::AtomicU64;
+#[cfg(not(loom))]
+use std::sync::atomic::AtomicU64;
 
 /// The damping factor of the PMOD and Galois runs.
 pub const DEFAULT_ALPHA: f64 = 0.85;
@@ -351,6 +353,62 @@ fn add_residual(slot: &AtomicU64, add: f64) -> (f64, f64) {
     }
 }
 
+/// The shared state of a parallel run: parameters, both CSR sides, and the
+/// per-vertex atomics; [`State::run_task`] is the task operator.
+pub(crate) struct State<'a> {
+    pub(crate) alpha: f64,
+    pub(crate) tolerance: f64,
+    pub(crate) amp: f64,
+    /// `1/outdeg` per vertex (0 when dangling).
+    pub(crate) inv_out: &'a [f64],
+    pub(crate) out_offsets: &'a [u64],
+    pub(crate) out_targets: &'a [VertexId],
+    /// The transpose: in-edge sources per vertex.
+    pub(crate) in_offsets: &'a [u64],
+    pub(crate) in_sources: &'a [VertexId],
+    /// Ranks, `f64` bits.
+    pub(crate) rank: &'a [AtomicU64],
+    /// Residuals, `f64` bits.
+    pub(crate) residual: &'a [AtomicU64],
+}
+
+impl State<'_> {
+    /// Runs the task on `v` (module docs, "The formulation implemented"),
+    /// calling `schedule(priority, w)` for every out-neighbour whose residual
+    /// crossed the tolerance. Returns `false` when the task was stale (its
+    /// residual was already below the tolerance).
+    #[inline(always)]
+    pub(crate) fn run_task(&self, v: usize, mut schedule: impl FnMut(Prio, VertexId)) -> bool {
+        let (alpha, tolerance) = (self.alpha, self.tolerance);
+        // 1. Take the residual (acquire: see every push that landed before).
+        if f64::from_bits(self.residual[v].load(Relaxed)) < tolerance {
+            return false;
+        }
+        self.residual[v].swap(0.0f64.to_bits(), Acquire);
+        // 2. Pull.
+        let sum: f64 = in_neighbours(self.in_offsets, self.in_sources, v)
+            .iter()
+            .map(|&u| f64::from_bits(self.rank[u as usize].load(Relaxed)) * self.inv_out[u as usize])
+            .sum();
+        let new = (1.0 - alpha) + alpha * sum;
+        // 3. Raise the rank; bits of non-negative f64 order like the values.
+        let old = f64::from_bits(self.rank[v].fetch_max(new.to_bits(), Relaxed));
+        if new <= old {
+            return true;
+        }
+        // 4. Push the applied increase; schedule on crossings.
+        let push = alpha * (new - old) * self.inv_out[v];
+        let out = &self.out_targets[self.out_offsets[v] as usize..self.out_offsets[v + 1] as usize];
+        for &w in out {
+            let (before, after) = add_residual(&self.residual[w as usize], push);
+            if before < tolerance && after >= tolerance {
+                schedule(priority(after, self.amp), w);
+            }
+        }
+        true
+    }
+}
+
 /// Data-driven pull-push PageRank on `pool` with the scheduler `spec` (see
 /// the module docs for the formulation, the priority and the bound).
 ///
@@ -403,40 +461,27 @@ pub fn pagerank(
     let rank: Vec<AtomicU64> = (0..start.len()).map(|_| AtomicU64::new((1.0 - alpha).to_bits())).collect();
     let residual: Vec<AtomicU64> = start.iter().map(|r| AtomicU64::new(r.to_bits())).collect();
 
-    let (out_offsets, out_targets) = (graph.offsets(), graph.targets());
-    let (in_offsets, in_sources) = (transpose.offsets(), transpose.targets());
+    let state = State {
+        alpha,
+        tolerance,
+        amp,
+        inv_out: &inv_out,
+        out_offsets: graph.offsets(),
+        out_targets: graph.targets(),
+        in_offsets: transpose.offsets(),
+        in_sources: transpose.targets(),
+        rank: &rank,
+        residual: &residual,
+    };
     let operator = |_prio: Prio, v: VertexId, ctx: &mut Context<VertexId>| {
-        let v = v as usize;
-        // 1. Take the residual (acquire: see every push that landed before).
-        if f64::from_bits(residual[v].load(Relaxed)) < tolerance {
+        if !state.run_task(v as usize, |prio, w| ctx.push(prio, w)) {
             ctx.mark_stale();
-            return;
-        }
-        residual[v].swap(0.0f64.to_bits(), Acquire);
-        // 2. Pull.
-        let sum: f64 = in_neighbours(in_offsets, in_sources, v)
-            .iter()
-            .map(|&u| f64::from_bits(rank[u as usize].load(Relaxed)) * inv_out[u as usize])
-            .sum();
-        let new = (1.0 - alpha) + alpha * sum;
-        // 3. Raise the rank; bits of non-negative f64 order like the values.
-        let old = f64::from_bits(rank[v].fetch_max(new.to_bits(), Relaxed));
-        if new <= old {
-            return;
-        }
-        // 4. Push the applied increase; schedule on crossings.
-        let push = alpha * (new - old) * inv_out[v];
-        for &w in &out_targets[out_offsets[v] as usize..out_offsets[v + 1] as usize] {
-            let (before, after) = add_residual(&residual[w as usize], push);
-            if before < tolerance && after >= tolerance {
-                ctx.push(priority(after, amp), w);
-            }
         }
     };
     let stats = for_each(pool, spec, initial, operator, opts);
     let result = PageRank {
-        ranks: rank.into_iter().map(|a| f64::from_bits(a.into_inner())).collect(),
-        residuals: residual.into_iter().map(|a| f64::from_bits(a.into_inner())).collect(),
+        ranks: rank.iter().map(|a| f64::from_bits(a.load(Relaxed))).collect(),
+        residuals: residual.iter().map(|a| f64::from_bits(a.load(Relaxed))).collect(),
     };
     Ok((result, stats))
 }
@@ -718,5 +763,133 @@ mod tests {
                 assert!(*x <= y + 1e-9, "ranks approach the fixed point from below");
             }
         }
+    }
+}
+
+/// Loom model of the operator's protocol (module docs, "Why it converges",
+/// points 2 and 3): two tasks run concurrently, on two mutually adjacent
+/// vertices or on the same vertex, with every interleaving and the weak
+/// memory behaviours loom explores; the pushes they make and the other
+/// initial tasks are then drained to quiescence, and the end state must
+/// have every residual below the tolerance and bounding the true residual
+/// `f_w(x) - x_w`. Run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p ordo-algos --release --lib loom`.
+#[cfg(loom)]
+mod loom_model {
+    use super::*;
+    use loom::sync::{Arc, Mutex};
+
+    /// Edges 0->1, 0->2, 1->0, 2->0, 2->1 and their transpose.
+    struct Data {
+        inv_out: Vec<f64>,
+        rank: Vec<AtomicU64>,
+        residual: Vec<AtomicU64>,
+    }
+
+    const OUT_OFFSETS: [u64; 4] = [0, 2, 3, 5];
+    const OUT_TARGETS: [VertexId; 5] = [1, 2, 0, 0, 1];
+    const IN_OFFSETS: [u64; 4] = [0, 2, 4, 5];
+    const IN_SOURCES: [VertexId; 5] = [1, 2, 0, 2, 0];
+    const ALPHA: f64 = 0.85;
+    const TOLERANCE: f64 = 0.05;
+
+    impl Data {
+        fn new() -> Data {
+            let inv_out = vec![0.5, 1.0, 0.5];
+            let residual = (0..3)
+                .map(|w| {
+                    let s: f64 =
+                        in_neighbours(&IN_OFFSETS, &IN_SOURCES, w).iter().map(|&u| inv_out[u as usize]).sum();
+                    AtomicU64::new((ALPHA * (1.0 - ALPHA) * s).to_bits())
+                })
+                .collect();
+            let rank = (0..3).map(|_| AtomicU64::new((1.0 - ALPHA).to_bits())).collect();
+            Data { inv_out, rank, residual }
+        }
+
+        /// Module docs, point 2: `0 <= f_w(x) - x_w <= r_w` for every `w`.
+        fn check_tracked_residuals_bound_the_true_ones(&self, when: &str) {
+            let x: Vec<f64> = self.rank.iter().map(|a| f64::from_bits(a.load(Relaxed))).collect();
+            for w in 0..3 {
+                let r = f64::from_bits(self.residual[w].load(Relaxed));
+                let pull: f64 = in_neighbours(&IN_OFFSETS, &IN_SOURCES, w)
+                    .iter()
+                    .map(|&u| x[u as usize] * self.inv_out[u as usize])
+                    .sum();
+                let true_residual = (1.0 - ALPHA) + ALPHA * pull - x[w];
+                assert!(
+                    (-1e-12..=r + 1e-12).contains(&true_residual),
+                    "{when}, vertex {w}: true residual {true_residual} outside [0, tracked {r}]"
+                );
+            }
+        }
+
+        fn state(&self) -> State<'_> {
+            State {
+                alpha: ALPHA,
+                tolerance: TOLERANCE,
+                amp: PR_D_AMP,
+                inv_out: &self.inv_out,
+                out_offsets: &OUT_OFFSETS,
+                out_targets: &OUT_TARGETS,
+                in_offsets: &IN_OFFSETS,
+                in_sources: &IN_SOURCES,
+                rank: &self.rank,
+                residual: &self.residual,
+            }
+        }
+    }
+
+    fn model(first_tasks: [usize; 2]) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.max_branches = 100_000;
+        builder.check(move || {
+            let data = Arc::new(Data::new());
+            // Every vertex starts above the tolerance: the two concurrent
+            // tasks take two of them, the worklist holds the rest.
+            let work = Arc::new(Mutex::new(
+                (0..3).filter(|v| !first_tasks.contains(v)).map(|v| v as VertexId).collect::<Vec<_>>(),
+            ));
+            let threads: Vec<_> = first_tasks
+                .into_iter()
+                .map(|v| {
+                    let (data, work) = (Arc::clone(&data), Arc::clone(&work));
+                    loom::thread::spawn(move || {
+                        let mut pushed = Vec::new();
+                        data.state().run_task(v, |_, w| pushed.push(w));
+                        work.lock().unwrap().extend(pushed);
+                    })
+                })
+                .collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            // Point 2 holds whenever no task is in flight, not only at the end.
+            data.check_tracked_residuals_bound_the_true_ones("after the concurrent tasks");
+            let state = data.state();
+            loop {
+                let next = work.lock().unwrap().pop();
+                let Some(v) = next else { break };
+                let mut pushed = Vec::new();
+                state.run_task(v as usize, |_, w| pushed.push(w));
+                work.lock().unwrap().extend(pushed);
+            }
+            data.check_tracked_residuals_bound_the_true_ones("at quiescence");
+            for w in 0..3 {
+                let r = f64::from_bits(data.residual[w].load(Relaxed));
+                assert!(r < TOLERANCE, "vertex {w}: residual {r} left at quiescence");
+            }
+        });
+    }
+
+    #[test]
+    fn loom_tasks_on_adjacent_vertices() {
+        model([0, 1]);
+    }
+
+    #[test]
+    fn loom_two_tasks_on_the_same_vertex() {
+        model([0, 0]);
     }
 }

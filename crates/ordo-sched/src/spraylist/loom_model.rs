@@ -15,6 +15,15 @@
 //! - after the threads join, every level is checked to be sorted and to hold
 //!   exactly the unclaimed nodes.
 //!
+//! - in the tests with a concurrent insert, link reads are no-op RMWs
+//!   (`read_link`): with plain loads loom never ordered the delete's read after
+//!   the insert's CAS, and a mutation (claiming nodes not yet fully linked)
+//!   went unnoticed; with RMW reads it is caught. The price: those tests
+//!   read only the latest value of a link (no stale reads).
+//!
+//! Mutation checks done (each makes a test fail): the claim CAS replaced by
+//! a store; `fully_linked` not required for a claim.
+//!
 //! The spray is replaced by a fixed number of steps per level (the protocol
 //! does not depend on the random choice). Run with
 //! `RUSTFLAGS="--cfg loom" cargo test -p ordo-sched --release --lib loom`.

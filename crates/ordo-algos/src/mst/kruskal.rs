@@ -4,7 +4,7 @@
 //! [`MsfEdge`], then scan them, keeping an edge when its endpoints are in
 //! different trees of a union-find (union by size, path halving). With a
 //! strict total order the result is the unique MSF (module docs of
-//! [`super`]), which [`boruvka()`](super::boruvka) must reproduce edge for
+//! [`super`]), which [`boruvka()`](super::boruvka::boruvka) must reproduce edge for
 //! edge.
 
 use std::time::Instant;

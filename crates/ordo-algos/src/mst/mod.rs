@@ -29,9 +29,9 @@
 //!   priority order, whose task count is the `work_increase` baseline.
 //! - [`kruskal()`](kruskal::kruskal): sort + union-find, timed, the reference
 //!   and speed bar.
-//! - [`check`]: [`compare_forests`](check::compare_forests) (exact
+//! - [`check`]: [`compare_forests`] (exact
 //!   comparison with a reference) and
-//!   [`check_spanning_forest`](check::check_spanning_forest) (an independent
+//!   [`check_spanning_forest`] (an independent
 //!   structural check: graph edges, acyclic, spanning).
 //!
 //! # Example

@@ -92,7 +92,7 @@ for name, t, s, r in rows:
     if "lmf" in r["traces"]:
         pts = r["traces"]["lmf"]["points"]
         lmf = f"{pts[-1][1]} ({len(pts) - 1} changes: " + " ".join(f"{v}@{x}" for x, v in pts[:6]) + (" …" if len(pts) > 6 else "") + ")"
-    c = r["sched_counters"]
+    c = r.get("breakdown") or r["sched_counters"]  # the Table 1 cycles moved to `breakdown`
     per_push = f"{c['cycles_enq'] / max(r['pushes'], 1):.0f}" if "cycles_enq" in c else ""
     per_pop = f"{c['cycles_deq'] / max(r['pops'], 1):.0f}" if "cycles_deq" in c else ""
     print(f"| {name} | {t} | {s} | {r['time_s']*1e3:.1f} ({min(ts)*1e3:.1f}–{max(ts)*1e3:.1f}) "

@@ -15,6 +15,9 @@
 //! Statistics are per-thread plain counters merged at the end; the optional
 //! cycle breakdown ([`ExecOptions::cycle_timing`]) follows Table 1 of the
 //! PMOD paper (Yesil et al., SC'19, §3.1).
+//! The optional task notes ([`ExecOptions::log_tasks`], [`Context::note`],
+//! 16 bytes per task) are the raw material of that table's good / useless
+//! work split, computed after the run by `ordo_algos::work_split`.
 
 mod executor;
 mod pool;

@@ -12,12 +12,12 @@
 //! run `warmup` untimed runs, then the measured repetitions. One worker pool
 //! per thread count lives for the whole session.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{btree_map, BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -235,6 +235,9 @@ fn end_with_newline(path: &Path, file: &mut File) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An application prepared on the current input and its reference runs.
+type PreparedSlot<'g> = (Box<dyn PreparedApp + 'g>, Vec<RefRun>);
+
 /// State of one `ordo bench` session.
 struct Session<'p> {
     plan: &'p Plan,
@@ -333,34 +336,34 @@ impl<'p> Session<'p> {
         graph: &ordo_graph::Graph,
         work: &[&Pending<'_>],
     ) -> anyhow::Result<()> {
-        let input = &self.plan.inputs[index];
+        let plan = self.plan;
+        let input = &plan.inputs[index];
         let graph_name = input.args.describe();
-        // Prepared applications and their references, per (app, classify).
-        let mut prepared: HashMap<(apps::App, bool), (Box<dyn PreparedApp + '_>, Arc<Vec<RefRun>>)> =
-            HashMap::new();
+        // Prepared applications and their reference runs, per (app, classify).
+        let mut prepared: HashMap<(apps::App, bool), PreparedSlot<'_>> = HashMap::new();
         for p in work {
             if interrupted() {
                 return Ok(());
             }
             let c = &p.config;
             let e = c.experiment;
-            let slot = (c.app, e.classify);
-            if !prepared.contains_key(&slot) {
-                let params =
-                    AppParams { source: input.source, target: input.target, classify_work: e.classify };
-                let app = apps::prepare(c.app, graph, &params).with_context(|| {
-                    format!("{}: input `{}`, {}", self.plan.path.display(), input.name, c.app.name())
-                })?;
-                self.bar.set_message(format!("reference {} on {}", c.app.name(), input.name));
-                let refs = (0..self.plan.reference_repetitions)
-                    .map(|_| app.reference())
-                    .collect::<anyhow::Result<Vec<_>>>()
-                    .with_context(|| format!("sequential {} on {}", c.app.name(), input.name))?;
-                prepared.insert(slot, (app, Arc::new(refs)));
-            }
-            let (app, refs) = &prepared[&slot];
-            let refs = Arc::clone(refs);
-            self.run_config(p, &graph_name, graph, &**app, &refs)?;
+            let (app, refs) = match prepared.entry((c.app, e.classify)) {
+                Entry::Occupied(slot) => slot.into_mut(),
+                Entry::Vacant(slot) => {
+                    let params =
+                        AppParams { source: input.source, target: input.target, classify_work: e.classify };
+                    let app = apps::prepare(c.app, graph, &params).with_context(|| {
+                        format!("{}: input `{}`, {}", plan.path.display(), input.name, c.app.name())
+                    })?;
+                    self.bar.set_message(format!("reference {} on {}", c.app.name(), input.name));
+                    let refs = (0..plan.reference_repetitions)
+                        .map(|_| app.reference())
+                        .collect::<anyhow::Result<Vec<_>>>()
+                        .with_context(|| format!("sequential {} on {}", c.app.name(), input.name))?;
+                    slot.insert((app, refs))
+                }
+            };
+            self.run_config(p, &graph_name, graph, &**app, refs)?;
         }
         Ok(())
     }
@@ -378,10 +381,10 @@ impl<'p> Session<'p> {
         let input = &self.plan.inputs[c.input];
         let label = format!("{} {} {} {} t={}", e.name, input.name, c.app.name(), c.spec.text, c.threads);
         self.bar.set_message(label.clone());
-        if !self.pools.contains_key(&c.threads) {
-            let pool =
-                Pool::new(c.threads).with_context(|| format!("cannot start {} worker threads", c.threads))?;
-            self.pools.insert(c.threads, pool);
+        if let btree_map::Entry::Vacant(slot) = self.pools.entry(c.threads) {
+            slot.insert(
+                Pool::new(c.threads).with_context(|| format!("cannot start {} worker threads", c.threads))?,
+            );
         }
         let opts = ExecOptions { cycle_timing: e.cycles, ..ExecOptions::default() };
         let mut warm_error = None;

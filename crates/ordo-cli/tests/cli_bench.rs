@@ -316,3 +316,41 @@ fn checked_in_plans_expand() {
         assert!(listed >= count, "{plan}: {listed} lines for {count} configurations");
     }
 }
+
+/// Ctrl-C (SIGINT) finishes the current run, writes the summaries of what is
+/// on disk and exits non-zero.
+#[test]
+fn interrupt_keeps_finished_runs_and_writes_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "long.toml",
+        "[settings]\nrepetitions = 1000\nwarmup = 0\nthreads = [1]\n\
+         [[input]]\nname = \"road\"\ngen = \"road:n=20000,seed=1\"\n\
+         [[experiment]]\nname = \"long\"\napps = [\"sssp\"]\nschedulers = [\"pmod\"]\n",
+    );
+    let out = dir.path().join("out");
+    let bin = assert_cmd::cargo::cargo_bin("ordo");
+    let child = std::process::Command::new(bin)
+        .args(["bench", "--plan", plan.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let runs = out.join("runs.jsonl");
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&runs).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(start.elapsed().as_secs() < 60, "no runs written");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!result.status.success(), "an interrupted bench exits non-zero");
+    assert!(stderr.contains("interrupted") && stderr.contains("--resume"), "{stderr}");
+    let lines = read_lines(&runs);
+    assert!(lines.len() >= 3 && lines.len() < 1000, "{} lines", lines.len());
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let row = csv_split(csv.lines().nth(1).unwrap());
+    assert_eq!(row[5], lines.len().to_string(), "the summary counts every finished run");
+}

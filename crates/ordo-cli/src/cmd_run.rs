@@ -52,7 +52,9 @@ pub(crate) struct RunArgs {
     /// Write the result to FILE as text: SSSP/BFS `vertex value` per line
     /// (0-based ids, `inf` when unreachable); A* the path, one vertex per
     /// line from source to target, then `length <distance>` (`length inf`
-    /// and no vertex when the target is unreachable).
+    /// and no vertex when the target is unreachable); PageRank `vertex rank`
+    /// per line (shortest exact round-trip decimal); MST `u v weight` per
+    /// forest edge (0-based, u < v, sorted by (u, v)).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 
@@ -69,6 +71,16 @@ pub(crate) struct RunArgs {
     /// graph: 1.7 M tasks), held until the run is classified.
     #[arg(long)]
     classify: bool,
+
+    /// PageRank damping factor alpha, in (0, 1) (default 0.85).
+    #[arg(long)]
+    alpha: Option<f64>,
+
+    /// PageRank tolerance: a vertex runs while its residual is at least
+    /// this (default 0.01, ranks summing to about n; the L1 error is at most
+    /// n x tolerance / (1 - alpha)).
+    #[arg(long)]
+    tolerance: Option<f64>,
 
     /// Run the algorithm (and, with `--verify`, the reference) this many
     /// times on the loaded graph and report the median time (`time_s`,
@@ -87,7 +99,13 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     }
     let graph = crate::input::load_input(&input, threads)?;
     let graph_name = input.describe();
-    let params = AppParams { source: args.source, target: args.target, classify_work: args.classify };
+    let params = AppParams {
+        source: args.source,
+        target: args.target,
+        classify_work: args.classify,
+        alpha: args.alpha,
+        tolerance: args.tolerance,
+    };
     let prepared = apps::prepare(args.app, &graph, &params)?;
     let pool = Pool::new(threads).context("cannot start the worker threads")?;
     let opts = ExecOptions { cycle_timing: args.cycles, ..ExecOptions::default() };

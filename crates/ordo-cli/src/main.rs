@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod apps;
+mod bench;
 mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
-mod apps;
-mod bench;
 mod cmd_run;
 mod input;
 mod plot;

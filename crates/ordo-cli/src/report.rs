@@ -337,8 +337,12 @@ impl RunReport {
         }
         line(
             "verified",
-            if self.verified { "yes (equal to the sequential reference)" } else { "no (use --verify)" }
-                .to_string(),
+            if self.verified {
+                "yes (checked against the sequential reference)"
+            } else {
+                "no (use --verify)"
+            }
+            .to_string(),
         );
         s
     }

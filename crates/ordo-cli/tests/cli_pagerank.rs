@@ -88,3 +88,38 @@ fn pr_without_verify_reports_the_bound_but_no_l1() {
     let sum = num(&v, "rank_sum");
     assert!((sum - 400.0).abs() <= num(&v, "error_bound") + 1e-6, "rank_sum {sum}");
 }
+
+#[test]
+fn alpha_and_tolerance_flags_reach_the_run_and_bad_values_are_errors() {
+    // A larger tolerance runs fewer tasks and loosens the stated bound.
+    let tight = run_json(&["pr", "--gen", INPUT, "--sched", "strict", "--threads", "1", "--verify"]);
+    let loose = run_json(&[
+        "pr",
+        "--gen",
+        INPUT,
+        "--sched",
+        "strict",
+        "--threads",
+        "1",
+        "--verify",
+        "--tolerance",
+        "0.2",
+        "--alpha",
+        "0.5",
+    ]);
+    assert_eq!(num(&tight, "tolerance"), 0.01);
+    assert_eq!(num(&loose, "tolerance"), 0.2);
+    assert_eq!(num(&loose, "alpha"), 0.5);
+    assert!(num(&loose, "tasks") < num(&tight, "tasks"), "tight {tight}\nloose {loose}");
+    for bad in ["--tolerance=-1", "--alpha=1.5"] {
+        let out = Command::cargo_bin("ordo")
+            .unwrap()
+            .args(["run", "pr", "--gen", INPUT])
+            .arg(bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{bad:?} accepted");
+        assert_eq!(err.trim().lines().count(), 1, "one-line error: {err}");
+    }
+}

@@ -27,7 +27,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     };
-    let stats = for_each(&pool, &spec, [(0, 0u64)], op, &ExecOptions { cycle_timing, ..ExecOptions::default() });
+    let stats =
+        for_each(&pool, &spec, [(0, 0u64)], op, &ExecOptions { cycle_timing, ..ExecOptions::default() });
     let expected = n * (n - 1) / 2;
     println!(
         "scheduler={} threads={} pinned={} tasks={} time_s={:.3} checksum_ok={}",

@@ -226,7 +226,13 @@ fn cycle_timing_accounts_for_every_operation() {
     assert_eq!(total.deq_ops, 100_000);
     assert!(total.task > 0 && total.enq > 0 && total.deq > 0);
 
-    let untimed = for_each(&pool, &strict(), [(0, 0u64)], |_, _, _| {}, &ExecOptions { cycle_timing: false, ..ExecOptions::default() });
+    let untimed = for_each(
+        &pool,
+        &strict(),
+        [(0, 0u64)],
+        |_, _, _| {},
+        &ExecOptions { cycle_timing: false, ..ExecOptions::default() },
+    );
     assert!(untimed.total.cycles.is_none() && untimed.per_thread.iter().all(|t| t.cycles.is_none()));
 }
 

@@ -64,7 +64,7 @@ impl App {
 
 /// The parameters of an application besides the graph. Each application
 /// uses the ones that concern it and ignores the others.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct AppParams {
     /// Source vertex (0-based) of the path applications.
     pub(crate) source: u64,
@@ -73,12 +73,10 @@ pub(crate) struct AppParams {
     /// Classify every executed task as good or useless (path applications):
     /// costs a log entry per executed task.
     pub(crate) classify_work: bool,
-}
-
-impl Default for AppParams {
-    fn default() -> Self {
-        AppParams { source: 0, target: None, classify_work: false }
-    }
+    /// PageRank damping factor; `None` = the application's default (0.85).
+    pub(crate) alpha: Option<f64>,
+    /// PageRank residual tolerance; `None` = the application's default (0.01).
+    pub(crate) tolerance: Option<f64>,
 }
 
 /// Good and useless work of a run (PMOD paper §3.1, Table 1), computed by

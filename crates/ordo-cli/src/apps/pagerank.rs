@@ -51,8 +51,10 @@ struct PageRankReference {
 
 impl<'g> PageRankApp<'g> {
     /// PR (`App::Pr`) or PR-D (any other `app`) on `graph`.
-    pub(crate) fn new(app: App, graph: &'g Graph, _params: &AppParams) -> anyhow::Result<Self> {
-        let params = if app == App::Pr { PageRankParams::pr() } else { PageRankParams::pr_d() };
+    pub(crate) fn new(app: App, graph: &'g Graph, app_params: &AppParams) -> anyhow::Result<Self> {
+        let mut params = if app == App::Pr { PageRankParams::pr() } else { PageRankParams::pr_d() };
+        params.alpha = app_params.alpha.unwrap_or(params.alpha);
+        params.tolerance = app_params.tolerance.unwrap_or(params.tolerance);
         params.validate()?;
         Ok(PageRankApp { app, graph, transpose: ordo_graph::transform::transpose(graph), params })
     }

@@ -350,8 +350,12 @@ impl<'p> Session<'p> {
             let (app, refs) = match prepared.entry((c.app, e.classify)) {
                 Entry::Occupied(slot) => slot.into_mut(),
                 Entry::Vacant(slot) => {
-                    let params =
-                        AppParams { source: input.source, target: input.target, classify_work: e.classify };
+                    let params = AppParams {
+                        source: input.source,
+                        target: input.target,
+                        classify_work: e.classify,
+                        ..AppParams::default()
+                    };
                     let app = apps::prepare(c.app, graph, &params).with_context(|| {
                         format!("{}: input `{}`, {}", plan.path.display(), input.name, c.app.name())
                     })?;

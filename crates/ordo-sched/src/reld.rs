@@ -236,32 +236,7 @@ mod tests {
 
     #[test]
     fn concurrent_use_delivers_each_task_once() {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        let threads = 4;
-        let per = 20_000u64;
-        let s = build(threads);
-        let seen: Vec<AtomicU64> = (0..threads as u64 * per).map(|_| AtomicU64::new(0)).collect();
-        std::thread::scope(|sc| {
-            for t in 0..threads {
-                let (s, seen) = (&s, &seen);
-                sc.spawn(move || {
-                    let mut h = s.handle(t);
-                    for i in 0..per {
-                        let id = t as u64 * per + i;
-                        h.push(id % 501, id);
-                        if i % 2 == 0 {
-                            if let Some((_, id)) = h.pop() {
-                                seen[id as usize].fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                    }
-                    while let Some((_, id)) = h.pop() {
-                        seen[id as usize].fetch_add(1, Ordering::Relaxed);
-                    }
-                });
-            }
-        });
-        assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+        crate::test_support::check_concurrent_exactly_once("reld", &build(4), &[20_000; 4], 501, 2);
     }
 
     #[test]

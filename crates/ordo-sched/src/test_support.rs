@@ -77,3 +77,52 @@ pub(crate) fn check_flush_and_lone_pops<S: Scheduler<u64>>(spec: &str, s: &S) {
     got.sort_unstable();
     assert_eq!(got, (0..41).collect::<Vec<_>>(), "{spec}");
 }
+
+/// `produced.len()` threads each push their own block of `produced[t]`
+/// tasks (ids contiguous across the blocks, priority `id % prio_modulus`),
+/// popping once every `pop_every` pushes, then flush and drain their handle;
+/// finally one more handle drains what is left. Every task must be seen
+/// exactly once. Uneven blocks make the light threads live on what they
+/// steal (SMQ) or find in other queues (MQ, RELD).
+pub(crate) fn check_concurrent_exactly_once<S: Scheduler<u64>>(
+    spec: &str,
+    s: &S,
+    produced: &[u64],
+    prio_modulus: u64,
+    pop_every: u64,
+) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let first_ids: Vec<u64> =
+        produced.iter().scan(0, |next, &n| Some(std::mem::replace(next, *next + n))).collect();
+    let total: u64 = produced.iter().sum();
+    let seen: Vec<AtomicU64> = (0..total).map(|_| AtomicU64::new(0)).collect();
+    let record = |id: u64| seen[id as usize].fetch_add(1, Ordering::Relaxed);
+    std::thread::scope(|sc| {
+        for (t, (&first, &count)) in first_ids.iter().zip(produced).enumerate() {
+            let record = &record;
+            sc.spawn(move || {
+                let mut h = s.handle(t);
+                for i in 0..count {
+                    let id = first + i;
+                    h.push(id % prio_modulus, id);
+                    if i % pop_every == 0 {
+                        if let Some((_, id)) = h.pop() {
+                            record(id);
+                        }
+                    }
+                }
+                h.flush();
+                while let Some((_, id)) = h.pop() {
+                    record(id);
+                }
+            });
+        }
+    });
+    let mut h = s.handle(0);
+    while let Some((_, id)) = h.pop() {
+        record(id);
+    }
+    for (id, c) in seen.iter().enumerate() {
+        assert_eq!(c.load(Ordering::Relaxed), 1, "{spec}: task {id}");
+    }
+}

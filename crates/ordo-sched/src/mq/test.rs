@@ -2,6 +2,7 @@
 //! option, the `Handle` contract, the NUMA sampling weights and the spec.
 
 use super::*;
+use crate::test_support::{check_concurrent_exactly_once, check_exactly_once, prios};
 use crate::SchedulerSpec;
 
 fn build(threads: usize, spec: &str) -> MultiQueue<u64> {
@@ -19,43 +20,10 @@ const VARIANTS: &[&str] = &[
     "mq:insert_stickiness=4,delete_batch=4,d=2",
 ];
 
-/// Pseudo-random priorities from a fixed LCG (independent of the scheduler's rng).
-fn prios(n: usize) -> Vec<u64> {
-    let mut x = 12345u64;
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 40) % 1000
-        })
-        .collect()
-}
-
 #[test]
 fn every_variant_returns_exactly_the_pushed_tasks() {
     for spec in VARIANTS {
-        let s = build(3, spec);
-        let mut handles: Vec<_> = (0..3).map(|t| s.handle(t)).collect();
-        let ps = prios(2000);
-        for (i, &p) in ps.iter().enumerate() {
-            handles[i % 3].push(p, i as u64);
-        }
-        let mut got = Vec::new();
-        // Interleave pops over the handles; each handle's own buffers are
-        // returned by its own pops.
-        let mut active = [true; 3];
-        while active.iter().any(|&a| a) {
-            for (h, a) in handles.iter_mut().zip(active.iter_mut()) {
-                match h.pop() {
-                    Some((p, t)) => {
-                        assert_eq!(p, ps[t as usize], "{spec}: task {t} came back with another priority");
-                        got.push(t);
-                    }
-                    None => *a = false,
-                }
-            }
-        }
-        got.sort_unstable();
-        assert_eq!(got, (0..2000).collect::<Vec<_>>(), "{spec}");
+        check_exactly_once(spec, &build(3, spec));
     }
 }
 
@@ -156,40 +124,8 @@ fn spec_round_trips_and_rejects_bad_values() {
 
 #[test]
 fn concurrent_pushes_and_pops_deliver_each_task_once() {
-    use std::sync::atomic::{AtomicU64, Ordering};
     for spec in VARIANTS {
-        let threads = 4;
-        let per = 20_000u64;
-        let s = build(threads, spec);
-        let seen: Vec<AtomicU64> = (0..threads as u64 * per).map(|_| AtomicU64::new(0)).collect();
-        std::thread::scope(|sc| {
-            for t in 0..threads {
-                let (s, seen) = (&s, &seen);
-                sc.spawn(move || {
-                    let mut h = s.handle(t);
-                    for i in 0..per {
-                        let id = t as u64 * per + i;
-                        h.push(id % 977, id);
-                        if i % 3 == 0 {
-                            if let Some((_, id)) = h.pop() {
-                                seen[id as usize].fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                    }
-                    h.flush();
-                    while let Some((_, id)) = h.pop() {
-                        seen[id as usize].fetch_add(1, Ordering::Relaxed);
-                    }
-                });
-            }
-        });
-        let mut h = s.handle(0);
-        while let Some((_, id)) = h.pop() {
-            seen[id as usize].fetch_add(1, Ordering::Relaxed);
-        }
-        for (id, c) in seen.iter().enumerate() {
-            assert_eq!(c.load(Ordering::Relaxed), 1, "{spec}: task {id}");
-        }
+        check_concurrent_exactly_once(spec, &build(4, spec), &[20_000; 4], 977, 3);
     }
 }
 

@@ -3,7 +3,10 @@
 //! buffers, single ownership and the spec.
 
 use super::*;
-use crate::test_support::{check_exact_order_one_thread, check_exactly_once, check_flush_and_lone_pops};
+use crate::test_support::{
+    check_concurrent_exactly_once, check_exact_order_one_thread, check_exactly_once,
+    check_flush_and_lone_pops,
+};
 use crate::SchedulerSpec;
 
 fn build(threads: usize, spec: &str) -> StealingMultiQueue<u64> {
@@ -128,45 +131,10 @@ fn spec_round_trips_and_rejects_bad_values() {
 
 #[test]
 fn concurrent_pushes_pops_and_steals_deliver_each_task_once() {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    let threads = 4u64;
-    let per = 20_000u64;
     // Thread 0 produces 3·per tasks, the others per/3, so the others live on steals.
-    let produced = |t: u64| if t == 0 { 3 * per } else { per / 3 };
-    let first_id = |t: u64| if t == 0 { 0 } else { 3 * per + t * per };
+    let per = 20_000u64;
     for spec in VARIANTS {
-        let s = build(threads as usize, spec);
-        let seen: Vec<AtomicU64> = (0..3 * per + threads * per).map(|_| AtomicU64::new(0)).collect();
-        std::thread::scope(|sc| {
-            for t in 0..threads {
-                let (s, seen) = (&s, &seen);
-                sc.spawn(move || {
-                    let mut h = s.handle(t as usize);
-                    for i in 0..produced(t) {
-                        let id = first_id(t) + i;
-                        h.push(id % 1013, id);
-                        if i % 2 == 0 {
-                            if let Some((_, id)) = h.pop() {
-                                seen[id as usize].fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                    }
-                    h.flush();
-                    while let Some((_, id)) = h.pop() {
-                        seen[id as usize].fetch_add(1, Ordering::Relaxed);
-                    }
-                });
-            }
-        });
-        let mut h = s.handle(0);
-        while let Some((_, id)) = h.pop() {
-            seen[id as usize].fetch_add(1, Ordering::Relaxed);
-        }
-        for t in 0..threads {
-            for id in first_id(t)..first_id(t) + produced(t) {
-                assert_eq!(seen[id as usize].load(Ordering::Relaxed), 1, "{spec}: task {id}");
-            }
-        }
+        check_concurrent_exactly_once(spec, &build(4, spec), &[3 * per, per / 3, per / 3, per / 3], 1013, 2);
     }
 }
 

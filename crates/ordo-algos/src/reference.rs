@@ -57,19 +57,19 @@ pub(crate) fn check_source(graph: &Graph, source: VertexId) -> Result<(), AlgoEr
 /// distance is above the vertex's current distance are skipped when popped.
 /// Both sift operations move a "hole" instead of swapping, so each level
 /// costs one write.
-pub(crate) struct QuadHeap {
+struct QuadHeap {
     entries: Vec<(u64, VertexId)>,
 }
 
 impl QuadHeap {
     const ARITY: usize = 4;
 
-    pub(crate) fn with_capacity(cap: usize) -> Self {
+    fn with_capacity(cap: usize) -> Self {
         QuadHeap { entries: Vec::with_capacity(cap) }
     }
 
     #[inline]
-    pub(crate) fn push(&mut self, dist: u64, v: VertexId) {
+    fn push(&mut self, dist: u64, v: VertexId) {
         let mut hole = self.entries.len();
         self.entries.push((dist, v));
         while hole > 0 {
@@ -85,7 +85,7 @@ impl QuadHeap {
     }
 
     #[inline]
-    pub(crate) fn pop(&mut self) -> Option<(u64, VertexId)> {
+    fn pop(&mut self) -> Option<(u64, VertexId)> {
         let last = self.entries.pop()?;
         let len = self.entries.len();
         if len == 0 {
@@ -150,12 +150,25 @@ pub(crate) use with_weights;
 pub fn dijkstra(graph: &Graph, source: VertexId) -> Result<Reference<u64>, AlgoError> {
     check_source(graph, source)?;
     let start = Instant::now();
-    let (values, settled) = with_weights!(graph, |w| dijkstra_quad(graph, source, w));
+    let (values, settled) = with_weights!(graph, |w| dijkstra_quad(graph, source, NO_STOP, w));
     Ok(Reference { values, settled, time_s: start.elapsed().as_secs_f64() })
 }
 
+/// The `stop` argument of [`dijkstra_quad`] that never matches a vertex
+/// (ids are below `n <= u32::MAX`).
+pub(crate) const NO_STOP: VertexId = VertexId::MAX;
+
+/// Dijkstra with the 4-ary heap from `source`, ending early once `stop` is
+/// settled (then the distances of unsettled vertices are upper bounds, and
+/// `stop`'s is exact). Returns the distances and the number of vertices
+/// settled. Shared by [`dijkstra`] and A*'s stopped reference.
 #[inline(always)]
-fn dijkstra_quad(graph: &Graph, source: VertexId, weight: impl Fn(usize) -> u64) -> (Vec<u64>, u64) {
+pub(crate) fn dijkstra_quad(
+    graph: &Graph,
+    source: VertexId,
+    stop: VertexId,
+    weight: impl Fn(usize) -> u64,
+) -> (Vec<u64>, u64) {
     let n = graph.num_vertices();
     let offsets = graph.offsets();
     let targets = graph.targets();
@@ -169,6 +182,9 @@ fn dijkstra_quad(graph: &Graph, source: VertexId, weight: impl Fn(usize) -> u64)
             continue; // an outdated entry (lazy deletion)
         }
         settled += 1;
+        if u == stop {
+            break;
+        }
         let (lo, hi) = (offsets[u as usize] as usize, offsets[u as usize + 1] as usize);
         for (e, &v) in (lo..hi).zip(&targets[lo..hi]) {
             let nd = d + weight(e);

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use ordo_graph::{Graph, VertexId};
 
-use crate::reference::{check_source, with_weights, QuadHeap, UNREACHED_DIST};
+use crate::reference::{check_source, dijkstra_quad, with_weights, UNREACHED_DIST};
 use crate::AlgoError;
 
 /// The result of [`dijkstra_to_target`].
@@ -38,7 +38,8 @@ pub fn dijkstra_to_target(
     check_source(graph, source)?;
     check_target(graph, target)?;
     let start = Instant::now();
-    let (distance, settled) = with_weights!(graph, |w| search(graph, source, target, w));
+    let (dist, settled) = with_weights!(graph, |w| dijkstra_quad(graph, source, target, w));
+    let distance = Some(dist[target as usize]).filter(|&d| d != UNREACHED_DIST);
     Ok(TargetReference { distance, settled, time_s: start.elapsed().as_secs_f64() })
 }
 
@@ -49,39 +50,4 @@ pub(crate) fn check_target(graph: &Graph, target: VertexId) -> Result<(), AlgoEr
     } else {
         Err(AlgoError::TargetOutOfRange { target_vertex: target as u64, num_vertices: graph.num_vertices() })
     }
-}
-
-#[inline(always)]
-fn search(
-    graph: &Graph,
-    source: VertexId,
-    target: VertexId,
-    weight: impl Fn(usize) -> u64,
-) -> (Option<u64>, u64) {
-    let offsets = graph.offsets();
-    let targets = graph.targets();
-    let mut dist = vec![UNREACHED_DIST; graph.num_vertices()];
-    let mut heap = QuadHeap::with_capacity(1024.min(graph.num_vertices()));
-    let mut settled = 0u64;
-    dist[source as usize] = 0;
-    heap.push(0, source);
-    while let Some((d, u)) = heap.pop() {
-        if d > dist[u as usize] {
-            continue; // an outdated entry (lazy deletion)
-        }
-        settled += 1;
-        if u == target {
-            return (Some(d), settled);
-        }
-        let (lo, hi) = (offsets[u as usize] as usize, offsets[u as usize + 1] as usize);
-        for (e, &v) in (lo..hi).zip(&targets[lo..hi]) {
-            let nd = d + weight(e);
-            let dv = &mut dist[v as usize];
-            if nd < *dv {
-                *dv = nd;
-                heap.push(nd, v);
-            }
-        }
-    }
-    (None, settled)
 }

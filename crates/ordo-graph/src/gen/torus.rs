@@ -7,12 +7,10 @@ use super::grid::{lattice, lattice_weights};
 use super::LatticeParams;
 use crate::csr::Graph;
 
-/// Generates the torus.
-pub(crate) fn generate(p: &LatticeParams) -> Graph {
-    let (w, h) = (p.w as usize, p.h as usize);
-    let n = w * h;
-    let ew = lattice_weights(p, n);
-    lattice(n, w, &ew, |i, out| {
+/// The torus's neighbour lists: up, left, right, down with wrap-around,
+/// sorted by id.
+pub(crate) fn torus_neighbours(w: usize, h: usize) -> impl Fn(usize, &mut Vec<(u32, usize)>) + Sync {
+    move |i, out| {
         let (c, r) = (i % w, i / w);
         let up = ((r + h - 1) % h) * w + c;
         let down = ((r + 1) % h) * w + c;
@@ -23,5 +21,13 @@ pub(crate) fn generate(p: &LatticeParams) -> Graph {
         out.push((right as u32, 2 * i));
         out.push((down as u32, 2 * i + 1));
         out.sort_unstable();
-    })
+    }
+}
+
+/// Generates the torus.
+pub(crate) fn generate(p: &LatticeParams) -> Graph {
+    let (w, h) = (p.w as usize, p.h as usize);
+    let n = w * h;
+    let ew = lattice_weights(p, n);
+    lattice(n, w, &ew, &torus_neighbours(w, h))
 }

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod apps;
 mod bench;
 mod cmd_convert;
+mod cmd_dist;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
@@ -43,6 +44,8 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Benchmark schedulers: run a plan of inputs x apps x schedulers x threads.
     Bench(bench::BenchArgs),
+    /// Run an algorithm across ranks: threads of this process, or MPI processes under mpirun.
+    Dist(cmd_dist::DistArgs),
 }
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd_info::run(a, threads),
         Command::Plot(a) => plot::run(a, threads),
         Command::Bench(a) => bench::run(a, threads),
+        Command::Dist(a) => cmd_dist::run(a, cli.threads),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

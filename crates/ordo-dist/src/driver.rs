@@ -54,6 +54,48 @@ pub struct SsspConfig {
     pub runtime: RuntimeOptions,
     /// Gather every distance to rank 0 (for `--out` and `--verify`).
     pub gather_distances: bool,
+    /// A failure to inject (tests of failure handling), or `None`.
+    pub fault: Option<Fault>,
+}
+
+/// A failure injected on purpose, to test that every rank of a job ends
+/// with an error and none hangs: rank `rank` fails right after the setup
+/// agreement, while the other ranks have started the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The rank that fails.
+    pub rank: usize,
+    /// How it fails.
+    pub kind: FaultKind,
+}
+
+/// How an injected [`Fault`] fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The rank panics (caught: it reports the failure to the others).
+    Panic,
+    /// The process exits with code 3 at once, telling no one (a crash).
+    Exit,
+    /// The process aborts (`SIGABRT`), as if killed.
+    Abort,
+}
+
+impl std::str::FromStr for Fault {
+    type Err = String;
+
+    /// Parses `RANK:panic|exit|abort`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("fault `{s}`: expected RANK:panic, RANK:exit or RANK:abort");
+        let (rank, kind) = s.split_once(':').ok_or_else(bad)?;
+        let rank = rank.trim().parse().map_err(|_| bad())?;
+        let kind = match kind.trim() {
+            "panic" => FaultKind::Panic,
+            "exit" => FaultKind::Exit,
+            "abort" => FaultKind::Abort,
+            _ => return Err(bad()),
+        };
+        Ok(Fault { rank, kind })
+    }
 }
 
 impl SsspConfig {
@@ -68,6 +110,7 @@ impl SsspConfig {
             delta: None,
             runtime: RuntimeOptions::default(),
             gather_distances: false,
+            fault: None,
         }
     }
 }
@@ -183,6 +226,13 @@ pub fn run_sssp(
 
     let mut params: Vec<(&'static str, String)> = Vec::new();
     let result = panic::catch_unwind(AssertUnwindSafe(|| -> Result<(Vec<u64>, RankStats), DistError> {
+        if let Some(fault) = cfg.fault.filter(|f| f.rank == rank) {
+            match fault.kind {
+                FaultKind::Panic => panic!("injected fault on rank {rank}"),
+                FaultKind::Exit => std::process::exit(3),
+                FaultKind::Abort => std::process::abort(),
+            }
+        }
         let mut stats = RankStats {
             rank,
             vertices: part.num_owned() as u64,

@@ -31,7 +31,7 @@ pub mod termination;
 pub mod transport;
 pub mod wire;
 
-pub use driver::{run_in_process, run_sssp, GraphSource, Network, RunOutcome, SsspConfig};
+pub use driver::{run_in_process, run_sssp, Fault, FaultKind, GraphSource, Network, RunOutcome, SsspConfig};
 pub use error::DistError;
 pub use sssp::{DcParams, Variant};
 pub use stats::RankStats;

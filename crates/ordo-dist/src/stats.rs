@@ -7,7 +7,8 @@ use crate::DistError;
 macro_rules! rank_stats {
     (counters { $($c:ident: $cdoc:literal,)* } seconds { $($s:ident: $sdoc:literal,)* }) => {
         /// One rank's measurements (see each field). In a report, the total
-        /// over ranks sums every field except `time_s` (the maximum).
+        /// over ranks sums every field except `time_s` and `peak_rss_bytes`
+        /// (their maxima).
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct RankStats {
             /// The rank.
@@ -27,7 +28,7 @@ macro_rules! rank_stats {
                 vec![$((stringify!($s), self.$s)),*]
             }
 
-            /// The field-wise total over `ranks` (`time_s`: the maximum).
+            /// The field-wise total over `ranks` (`time_s`, `peak_rss_bytes`: the maxima).
             pub fn total(ranks: &[RankStats]) -> RankStats {
                 let mut t = RankStats::default();
                 for r in ranks {
@@ -35,6 +36,7 @@ macro_rules! rank_stats {
                     $( t.$s += r.$s; )*
                 }
                 t.time_s = ranks.iter().map(|r| r.time_s).fold(0.0, f64::max);
+                t.peak_rss_bytes = ranks.iter().map(|r| r.peak_rss_bytes).max().unwrap_or(0);
                 t
             }
 

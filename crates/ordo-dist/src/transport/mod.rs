@@ -18,6 +18,16 @@ pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 
+/// Whether this process was started by an MPI launcher (`mpirun`,
+/// `mpiexec`, `srun`), judged from the environment variables that OpenMPI,
+/// MPICH and PMIx set. Works without the `mpi` feature, so that a build
+/// without MPI can refuse to run as one of many independent copies.
+pub fn launched_by_mpi() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
 /// One rank's access to the network.
 pub trait Endpoint: Send + Sync {
     /// This rank, `0..ranks()`.

@@ -59,15 +59,6 @@ pub struct MpiEndpoint {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// Whether this process was started by an MPI launcher (`mpirun`,
-/// `mpiexec`, `srun`), judged from the environment variables OpenMPI,
-/// MPICH and PMIx set.
-pub fn launched_by_mpirun() -> bool {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some())
-}
-
 impl MpiSession {
     /// Initialises MPI and starts the communication thread.
     ///

@@ -39,12 +39,15 @@ pub(crate) struct Traffic {
 pub(crate) struct Comm<'e> {
     ep: &'e dyn Endpoint,
     stash: Vec<(Header, Vec<u8>)>,
+    /// Whether the scheduler loop has ended: from then on a work-item
+    /// message is an error instead of an early arrival to keep.
+    run_over: bool,
     pub(crate) traffic: Traffic,
 }
 
 impl<'e> Comm<'e> {
     pub(crate) fn new(ep: &'e dyn Endpoint) -> Self {
-        Comm { ep, stash: Vec::new(), traffic: Traffic::default() }
+        Comm { ep, stash: Vec::new(), run_over: false, traffic: Traffic::default() }
     }
 
     pub(crate) fn rank(&self) -> usize {
@@ -64,8 +67,23 @@ impl<'e> Comm<'e> {
         self.ep.send(dest, msg);
     }
 
-    /// Takes over messages the scheduler loop received but did not handle.
+    /// The messages of the scheduler loop's kinds that arrived while this
+    /// rank was still in a collective step before the loop (another rank
+    /// may start sending work, or rank 0 its termination waves, as soon as
+    /// it has left the setup agreement): the loop handles them first.
+    pub(crate) fn take_early_run_messages(&mut self) -> Vec<Vec<u8>> {
+        let (run, rest): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.stash).into_iter().partition(|(h, _)| {
+                matches!(h.kind, Kind::Data | Kind::Ack | Kind::TermRequest | Kind::TermReport | Kind::Stop)
+            });
+        self.stash = rest;
+        run.into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// Takes over messages the scheduler loop received but did not handle;
+    /// from now on work items are not expected.
     pub(crate) fn adopt(&mut self, leftovers: Vec<Vec<u8>>) -> Result<(), DistError> {
+        self.run_over = true;
         for msg in leftovers {
             let h = wire::header(&msg)?;
             self.stash.push((h, msg));
@@ -102,7 +120,7 @@ impl<'e> Comm<'e> {
                     })
                 }
                 Kind::Ack => {}
-                Kind::Data => {
+                Kind::Data if self.run_over => {
                     return Err(DistError::Protocol(format!(
                         "work items from rank {} arrived after termination was detected",
                         h.source

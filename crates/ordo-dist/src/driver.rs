@@ -278,7 +278,8 @@ pub fn run_sssp(
         }
         params.push(("flush_bytes", cfg.runtime.flush_bytes.to_string()));
         let opts = RuntimeOptions { threads, ..cfg.runtime };
-        let out = run_dc(ep, &part, partition, source, cfg.variant, resolved, &cfg.sched, opts)?;
+        let early = comm.take_early_run_messages();
+        let out = run_dc(ep, &part, partition, source, cfg.variant, resolved, &cfg.sched, opts, early)?;
         comm.adopt(out.run.leftovers)?;
         let w = WorkerStats::sum(&out.run.per_thread);
         stats.time_s = out.run.time_s;

@@ -210,6 +210,8 @@ pub(crate) struct RankShared<'e, P: Program + ?Sized> {
     done: AtomicBool,
     failure: Mutex<Option<DistError>>,
     detector: Option<Mutex<Detector>>,
+    /// Messages that arrived before the loop started; handled first.
+    early: Mutex<Vec<Vec<u8>>>,
     leftovers: Mutex<Vec<Vec<u8>>>,
 }
 
@@ -233,7 +235,8 @@ impl<P: Program + ?Sized> RankShared<'_, P> {
 
 /// Runs the scheduler loop of `program` on this rank until termination is
 /// detected (or some rank fails). Every rank of the run must call it; the
-/// caller has already synchronized the ranks (the setup agreement).
+/// caller has already synchronized the ranks (the setup agreement) and
+/// passes the loop's messages that arrived meanwhile as `early`.
 ///
 /// # Errors
 /// A failure of this rank (a malformed message, a panic in the plug-in),
@@ -242,6 +245,7 @@ pub fn run_rank<P: Program>(
     ep: &dyn Endpoint,
     program: &P,
     opts: RuntimeOptions,
+    early: Vec<Vec<u8>>,
 ) -> Result<RankRun, DistError> {
     let threads = opts.threads.max(1);
     let opts = RuntimeOptions { threads, ..opts };
@@ -258,6 +262,7 @@ pub fn run_rank<P: Program>(
         done: AtomicBool::new(false),
         failure: Mutex::new(None),
         detector: (ep.rank() == 0).then(|| Mutex::new(Detector::new(ep.ranks(), Instant::now()))),
+        early: Mutex::new(early),
         leftovers: Mutex::new(Vec::new()),
     };
     let barrier = Barrier::new(threads);
@@ -440,7 +445,8 @@ fn progress<P: Program>(cx: &mut Cx<'_, P>, plug: &mut P::Worker<'_>) -> bool {
     let shared = cx.shared;
     let mut got = false;
     for _ in 0..shared.opts.recv_batch {
-        let Some(msg) = shared.ep.try_recv() else { break };
+        let early = shared.early.lock().expect("early lock").pop();
+        let Some(msg) = early.or_else(|| shared.ep.try_recv()) else { break };
         got = true;
         cx.stats.messages_received += 1;
         cx.stats.bytes_received += msg.len() as u64;

@@ -41,7 +41,8 @@ impl Wire for Relax {
 pub(crate) enum NpTask {
     /// The message handler of items that arrived from the network.
     Handle(Vec<Relax>),
-    /// Drains the priority queue, yielding every `freq` items.
+    /// Drains the priority queue, yielding every `freq` items; it runs on
+    /// the thread that spawned it (its mailbox, then its yield queue).
     Drain,
 }
 
@@ -81,6 +82,7 @@ pub(crate) fn run_dc(
     params: ResolvedDcParams,
     spec: &SchedulerSpec,
     opts: RuntimeOptions,
+    early: Vec<Vec<u8>>,
 ) -> Result<DcOutcome, DistError> {
     struct Visit<'a> {
         ep: &'a dyn Endpoint,
@@ -90,6 +92,7 @@ pub(crate) fn run_dc(
         variant: Variant,
         params: ResolvedDcParams,
         opts: RuntimeOptions,
+        early: Vec<Vec<u8>>,
     }
     impl SchedulerVisitor<u32> for Visit<'_> {
         type Output = Result<DcOutcome, DistError>;
@@ -105,12 +108,12 @@ pub(crate) fn run_dc(
                 sched,
                 queued: AtomicI64::new(0),
             };
-            let run = runtime::run_rank(self.ep, &program, self.opts)?;
+            let run = runtime::run_rank(self.ep, &program, self.opts, self.early)?;
             let dist = program.dist.into_iter().map(AtomicU64::into_inner).collect();
             Ok(DcOutcome { dist, run })
         }
     }
-    spec.build(opts.threads.max(1), Visit { ep, part, partition, source, variant, params, opts })
+    spec.build(opts.threads.max(1), Visit { ep, part, partition, source, variant, params, opts, early })
 }
 
 impl<'g, S: Scheduler<u32>> Program for DcSssp<'g, S> {
@@ -180,8 +183,12 @@ impl<'p, 'g, S: Scheduler<u32>> DcWorker<'p, 'g, S> {
             self.handle.push(dist, local);
             self.p.queued.fetch_add(1, Ordering::Relaxed);
             if self.p.variant == Variant::Np && !self.draining {
+                // The drain goes to this thread's own mailbox, not to its
+                // stealable LIFO queue: a drain covers the pushes of the
+                // thread that owns it, so it must not migrate.
                 self.draining = true;
-                cx.spawn(NpTask::Drain);
+                let me = cx.tid();
+                cx.mail(me, NpTask::Drain);
             }
         } else {
             cx.count_finished(1);

@@ -174,6 +174,13 @@ fn run_mpi(
     let ep = session.endpoint();
     let rank = ep.rank();
     let result = ordo_dist::run_sssp(ep, source, cfg);
+    if let Err(e) = &result {
+        // Print before the shutdown handshake: mpirun ends the whole job as
+        // soon as one process exits non-zero, and no rank can leave the
+        // handshake before every rank has entered it, so every rank's
+        // message is out before any rank exits.
+        eprintln!("error: rank {rank}: {e}");
+    }
     ep.finish();
     match result {
         Ok(Some(outcome)) => {
@@ -182,9 +189,9 @@ fn run_mpi(
             reported
         }
         Ok(None) => Ok(()),
-        Err(e) => {
+        Err(_) => {
             drop(session);
-            Err(anyhow::anyhow!("rank {rank}: {e}"))
+            std::process::exit(1)
         }
     }
 }

@@ -338,9 +338,15 @@ impl Idle {
         self.rounds = 0;
     }
 
-    fn idle(&mut self) {
+    /// One idle pass. While `expecting` (acknowledgements are on their
+    /// way, and the plug-in holds work it may not produce until they come)
+    /// the thread yields but never sleeps.
+    fn idle(&mut self, expecting: bool) {
         if self.since.is_none() {
             self.since = Some(Instant::now());
+        }
+        if expecting {
+            self.rounds = self.rounds.min(128);
         }
         crate::comm::backoff(&mut self.rounds);
     }
@@ -410,7 +416,7 @@ fn worker_loop<P: Program>(
         if shared.rank == 0 {
             drive_termination(&mut cx);
         }
-        idle.idle();
+        idle.idle(shared.acks_outstanding.load(Ordering::Relaxed) > 0);
     }
     idle.busy();
     cx.stats.idle_s = idle.total.as_secs_f64();

@@ -7,12 +7,11 @@
 //! reports.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use ordo_algos::reference::dijkstra;
-use ordo_algos::verify::{compare_exact, label_text};
+use ordo_algos::sssp::verify::label_text;
+use ordo_algos::{compare_exact, dijkstra, work_increase};
 use ordo_dist::sssp::Variant;
 use ordo_dist::{DcParams, Fault, GraphSource, RankStats, RunOutcome, SsspConfig};
 use ordo_graph::binary::PartCheck;
@@ -273,14 +272,15 @@ fn finish(args: &SsspArgs, o: &RunOutcome, mode: &str, threads: Option<usize>) -
     Ok(())
 }
 
-/// Writes `vertex distance` lines, as `ordo run sssp --out` does.
+/// Writes `vertex distance` lines, as `ordo run sssp --out` does (and, as
+/// it does, whole or not at all).
 fn write_distances(path: &Path, dist: &[u64]) -> anyhow::Result<()> {
-    let err = || format!("cannot write {}", path.display());
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(path).with_context(err)?);
-    for (v, &d) in dist.iter().enumerate() {
-        writeln!(w, "{v} {}", label_text(d)).with_context(err)?;
-    }
-    w.flush().with_context(err)
+    crate::output::write_file(path, |w| {
+        for (v, &d) in dist.iter().enumerate() {
+            writeln!(w, "{v} {}", label_text(d))?;
+        }
+        Ok(())
+    })
 }
 
 fn rank_json(r: &RankStats) -> Value {
@@ -325,7 +325,7 @@ fn to_json(o: &RunOutcome, graph: &str, mode: &str, seq_time_s: Option<f64>, set
         "sum_dist".into(),
         u64::try_from(o.sum_dist).map_or_else(|_| json!(o.sum_dist.to_string()), |v| json!(v)),
     );
-    m.insert("work_increase".into(), json!(settled.map(|s| o.total.work_items as f64 / s.max(1) as f64)));
+    m.insert("work_increase".into(), json!(settled.map(|s| work_increase(o.total.work_items, s))));
     m.insert("seq_time_s".into(), json!(seq_time_s));
     m.insert("vs_seq".into(), json!(seq_time_s.map(|s| s / o.time_s)));
     m.insert("verified".into(), json!(seq_time_s.is_some()));

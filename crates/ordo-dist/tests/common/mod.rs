@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ordo_algos::reference::dijkstra;
+use ordo_algos::dijkstra;
 use ordo_dist::{run_in_process, GraphSource, Network, RunOutcome, SsspConfig, Variant};
 use ordo_graph::Graph;
 

@@ -51,7 +51,8 @@ struct SsspArgs {
     variant: Variant,
 
     /// Ranks as threads of this process (default 1). Under mpirun the
-    /// ranks are mpirun's processes instead.
+    /// ranks are mpirun's processes instead. The global --threads sets the
+    /// worker threads of each rank (default 1 here).
     #[arg(long)]
     ranks: Option<usize>,
 

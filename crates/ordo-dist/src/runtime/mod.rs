@@ -212,6 +212,8 @@ pub(crate) struct RankShared<'e, P: Program + ?Sized> {
     detector: Option<Mutex<Detector>>,
     /// Messages that arrived before the loop started; handled first.
     early: Mutex<Vec<Vec<u8>>>,
+    /// Whether `early` may still hold messages (saves the lock afterwards).
+    early_pending: AtomicBool,
     leftovers: Mutex<Vec<Vec<u8>>>,
 }
 
@@ -262,6 +264,7 @@ pub fn run_rank<P: Program>(
         done: AtomicBool::new(false),
         failure: Mutex::new(None),
         detector: (ep.rank() == 0).then(|| Mutex::new(Detector::new(ep.ranks(), Instant::now()))),
+        early_pending: AtomicBool::new(!early.is_empty()),
         early: Mutex::new(early),
         leftovers: Mutex::new(Vec::new()),
     };
@@ -451,7 +454,15 @@ fn progress<P: Program>(cx: &mut Cx<'_, P>, plug: &mut P::Worker<'_>) -> bool {
     let shared = cx.shared;
     let mut got = false;
     for _ in 0..shared.opts.recv_batch {
-        let early = shared.early.lock().expect("early lock").pop();
+        let early = if shared.early_pending.load(Ordering::Relaxed) {
+            let mut early = shared.early.lock().expect("early lock");
+            if early.len() <= 1 {
+                shared.early_pending.store(false, Ordering::Relaxed);
+            }
+            early.pop()
+        } else {
+            None
+        };
         let Some(msg) = early.or_else(|| shared.ep.try_recv()) else { break };
         got = true;
         cx.stats.messages_received += 1;

@@ -2,7 +2,7 @@
 """Distributed SSSP: DC variants against distributed Delta-stepping.
 
 Usage: bench/dist_sssp.py ORDO_BINARY OUT_DIR [--mpi] [--quick] [--ranks=1,2,4,8]
-       [--inputs=kron16,kron18,kron20,road1M] [--variants=np,dc,ff,af,fc,af+fc,delta]
+       [--inputs=kron16,kron18,kron20,road1M] [--variants=np,dc,ff,af,fc,af+fc,delta,delta:D,...]
        [--repeat=N] [--threads=T] [--sweep-fc] [--sweep-freq] [--no-verify]
 
 Prepares the inputs as .ordo files in OUT_DIR (Kronecker scale 16, 18, 20 and
@@ -18,6 +18,13 @@ Markdown tables (medians over --repeat runs) to stdout and OUT_DIR/summary.md:
   network-progress calls and idle time;
 - memory: the largest graph part of a rank against the whole graph (each rank
   should hold about 1/R), and the peak RSS per rank (meaningful under --mpi).
+
+A variant `delta:D` runs Delta-stepping with `--delta D` (plain `delta` uses
+the default, the mean edge weight over the mean out-degree, and is the
+baseline of the ratios); e.g.
+`--variants=af+fc,delta,delta:1,delta:32` compares with the paper's Delta = 1.
+Kronecker runs start at the vertex of largest degree (many vertices are
+isolated after the Graph500 permutation); road graphs at vertex 0.
 
 --sweep-fc adds af+fc runs at 4 ranks on the middle input over a grid of
 (send_threshold, sync_threshold) around the scaled default (the paper's Fig. 2
@@ -62,20 +69,37 @@ ranks_list = [int(r) for r in opt("ranks", "1,2" if quick else "1,2,4,8").split(
 variants = opt("variants", "np,dc,ff,af,fc,af+fc,delta").split(",")
 reps = int(opt("repeat", "1" if quick else "3"))
 threads = opt("threads", "1")
-# Kronecker: after the Graph500 permutation many vertices are isolated;
-# vertex 1 lies in the giant component at these scales (`reached` in the
-# table shows it).
-sources = {name: 1 if name.startswith("kron") else 0 for name in inputs}
 timeout = 1800
 
+
+def max_degree_vertex(path):
+    """The vertex of largest out-degree of a .ordo file (read from its
+    offsets array): on Kronecker graphs many vertices are isolated after the
+    Graph500 permutation, and this one lies in the giant component."""
+    import array
+    with open(path, "rb") as f:
+        header = f.read(64)
+        n = int.from_bytes(header[16:24], "little")
+        offsets = array.array("Q")
+        offsets.frombytes(f.read(8 * (n + 1)))
+    if sys.byteorder != "little":
+        offsets.byteswap()
+    return max(range(n), key=lambda v: offsets[v + 1] - offsets[v])
+
+
+sources = {}
 for name, spec in inputs.items():
     path = os.path.join(out, name + ".ordo")
     if not os.path.exists(path):
         subprocess.run([ordo, "gen", spec, "-o", path], check=True)
+    sources[name] = max_degree_vertex(path) if name.startswith("kron") else 0
 
 
 def run(name, ranks, variant, extra=(), rep=0):
     path = os.path.join(out, name + ".ordo")
+    variant, _, delta = variant.partition(":")
+    if delta:
+        extra = list(extra) + ["--delta", delta]
     cmd = [ordo, "--threads", threads, "dist", "sssp", "--graph", path, "--variant", variant,
            "--source", str(sources[name]), "--json"] + list(extra)
     if verify and rep == 0:

@@ -65,7 +65,8 @@ struct SsspArgs {
     #[arg(long, default_value = "strict")]
     sched: String,
 
-    /// Bucket width of Δ-stepping (default: the mean edge weight).
+    /// Bucket width of Δ-stepping (default: the mean edge weight divided by
+    /// the mean out-degree).
     #[arg(long)]
     delta: Option<u64>,
 

@@ -47,7 +47,8 @@ pub struct SsspConfig {
     pub threads: usize,
     /// Parameters of the DC variants.
     pub dc: DcParams,
-    /// Δ of Δ-stepping; default: the mean edge weight.
+    /// Δ of Δ-stepping; default: the mean edge weight divided by the mean
+    /// out-degree (Meyer and Sanders' Θ(max weight / degree)).
     pub delta: Option<u64>,
     /// Runtime options (aggregation, receive batch); `threads` is taken
     /// from [`SsspConfig::threads`].
@@ -245,7 +246,11 @@ pub fn run_sssp(
             let delta = match cfg.delta {
                 Some(0) => return Err(DistError::Config("--delta must be at least 1".into())),
                 Some(d) => d,
-                None => weight_sum.div_ceil(m.max(1)).max(1),
+                // Meyer and Sanders: Δ = Θ(max weight / degree) for random
+                // weights; here the mean weight over the mean out-degree.
+                None => ((u128::from(weight_sum) * u128::from(n)).div_ceil(u128::from(m.max(1)).pow(2))
+                    as u64)
+                    .max(1),
             };
             params.push(("delta", delta.to_string()));
             let before = comm.traffic;

@@ -10,7 +10,7 @@
 //! overhead between the end of a push and the next pop is counted as Deq.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -19,7 +19,7 @@ use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
 use crate::pool::Pool;
 use crate::sleep::{Sleep, Waited};
 use crate::termination::Termination;
-use crate::{timing, Context, CycleBreakdown, ExecOptions, RunStats, TaskNote, ThreadStats};
+use crate::{timing, CancelToken, Context, CycleBreakdown, ExecOptions, RunStats, TaskNote, ThreadStats};
 
 /// A worker that pushed this many tasks since it last woke a parked worker
 /// wakes one (if any is parked).
@@ -116,14 +116,21 @@ fn run_task<T, H, F, const TIMED: bool>(
 
 /// The loop of one worker, from "active, tasks possibly pushed" until global
 /// termination. Protocol: `termination/README.md`.
+///
+/// With a `cancel` token, the worker also checks it after every task and
+/// every idle scan; the first worker to see it cancelled ends the run for
+/// all (as a panic does, through [`Sleep::announce_done`]) and returns true.
+/// Returns false when the run ended otherwise.
 pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
     handle: &mut H,
     op: &F,
     term: &Termination,
     sleep: &Sleep,
+    cancel: Option<&CancelToken>,
     ctx: &mut Context<T>,
     c: &mut Counters,
-) where
+) -> bool
+where
     H: Handle<T>,
     F: Fn(Prio, T, &mut Context<T>),
 {
@@ -147,11 +154,16 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
                 },
             };
             run_task::<T, H, F, TIMED>(handle, op, ctx, sleep, c, task);
-            // `done` is only set early when another worker panicked (a real
-            // termination leaves no task to run): stop promptly then. The
-            // flag's cache line is read-mostly, so this load is an L1 hit.
+            // `done` is only set early when another worker panicked or the
+            // run was cancelled (a real termination leaves no task to run):
+            // stop promptly then. Both flags' cache lines are read-mostly,
+            // so these loads are L1 hits.
             if term.is_done() {
-                return;
+                return false;
+            }
+            if cancel.is_some_and(CancelToken::is_cancelled) {
+                sleep.announce_done(term);
+                return true;
             }
         }
         term.go_idle();
@@ -160,7 +172,11 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
         let mut round = 0u32;
         while found.is_none() {
             if term.is_done() {
-                return;
+                return false;
+            }
+            if cancel.is_some_and(CancelToken::is_cancelled) {
+                sleep.announce_done(term);
+                return true;
             }
             // Idling, backing off and the termination word count as Other.
             c.cycles.other += c.lap::<TIMED>();
@@ -171,7 +187,7 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
                 None => {
                     if term.end_empty_scan(ticket) {
                         sleep.announce_done(term);
-                        return;
+                        return false;
                     }
                     if sleep.back_off(round, term) == Waited::Parked {
                         c.parks += 1;
@@ -212,7 +228,10 @@ where
     crate::sleep::wait_for_all(&run.arrived, run.threads, &run.term);
     c.cycles.other += c.lap::<TIMED>();
     let mut ctx = Context::with_task_log(tid, run.log_tasks);
-    run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c);
+    let cancel = run.cancel.as_ref();
+    if run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, cancel, &mut ctx, &mut c) {
+        run.cancelled.store(true, Ordering::Relaxed);
+    }
     c.stale = ctx.stale_count();
     let cycles = TIMED.then(|| {
         let total = timing::now().wrapping_sub(start);
@@ -247,6 +266,11 @@ struct RunShared {
     arrived: AtomicUsize,
     /// [`ExecOptions::log_tasks`].
     log_tasks: bool,
+    /// [`ExecOptions::cancel`].
+    cancel: Option<CancelToken>,
+    /// Set by the worker that stopped the run on `cancel`; read after every
+    /// worker returned (the pool's join orders it).
+    cancelled: AtomicBool,
 }
 
 /// Runs `op` on every task until none is left, on scheduler `sched`, which
@@ -278,6 +302,8 @@ where
         sleep: Sleep::new(),
         arrived: AtomicUsize::new(0),
         log_tasks: opts.log_tasks,
+        cancel: opts.cancel.clone(),
+        cancelled: AtomicBool::new(false),
     };
     let timed = opts.cycle_timing;
     let job = |tid: usize| {
@@ -317,6 +343,7 @@ where
         sched_counters: report.counters,
         traces: report.traces,
         task_notes,
+        cancelled: run.cancelled.into_inner(),
     }
 }
 
@@ -418,7 +445,7 @@ mod tests {
     fn notes_one_per_task_in_execution_order_second_call_replaces_first() {
         for threads in [1, 2] {
             for cycle_timing in [false, true] {
-                let opts = ExecOptions { cycle_timing, log_tasks: true };
+                let opts = ExecOptions { cycle_timing, log_tasks: true, ..ExecOptions::default() };
                 let stats = noted_chain(threads, &opts);
                 assert_eq!(stats.task_notes.len(), threads);
                 for (notes, t) in stats.task_notes.iter().zip(&stats.per_thread) {
@@ -443,7 +470,7 @@ mod tests {
 
     #[test]
     fn notes_are_off_by_default() {
-        let stats = noted_chain(2, &ExecOptions { cycle_timing: true, log_tasks: false });
+        let stats = noted_chain(2, &ExecOptions { cycle_timing: true, ..ExecOptions::default() });
         assert_eq!(stats.total.tasks, 101);
         assert!(stats.task_notes.is_empty());
     }

@@ -134,7 +134,16 @@ fn worker(world: &World, tid: usize, initial: &[(Prio, u32)]) {
     };
     let mut ctx = Context::new(tid);
     let mut counters = Counters::default();
-    run_loop::<u32, _, _, false>(&mut handle, &op, &world.term, &world.sleep, &mut ctx, &mut counters);
+    let cancelled = run_loop::<u32, _, _, false>(
+        &mut handle,
+        &op,
+        &world.term,
+        &world.sleep,
+        None,
+        &mut ctx,
+        &mut counters,
+    );
+    assert!(!cancelled, "no cancel token: the loop ends by termination");
     // Exits only after every task ran (and sees their effects).
     assert_eq!(world.total_runs.load(Ordering::Relaxed), world.tasks(), "worker {tid} exited early");
 }

@@ -1,0 +1,63 @@
+//! Runs that release the GIL and stop on Ctrl-C.
+//!
+//! CPython runs signal handlers only in the main thread, between bytecodes:
+//! a long call into Rust would delay Ctrl-C until it returns. So the work
+//! runs on a helper thread while the calling thread waits with the GIL
+//! released, waking every [`POLL`] to run the pending signal handlers
+//! (`PyErr_CheckSignals`, with the GIL). When a handler raises (Ctrl-C's
+//! `KeyboardInterrupt`), the caller cancels the run's
+//! [`CancelToken`](ordo_exec::CancelToken): the executor's workers see it
+//! after their current task and stop (`ExecOptions::cancel`); the caller
+//! waits for that, then raises the exception. Other Python threads run
+//! meanwhile, since nothing holds the GIL.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use ordo_exec::CancelToken;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+use crate::errors::{no_panic, panic_error};
+
+/// How often the waiting caller checks for signals: the latency of Ctrl-C.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Runs `work` with a fresh cancel token, the GIL released, interruptible
+/// by Ctrl-C (see the module docs). A panic in `work` becomes a
+/// `RuntimeError`.
+pub(crate) fn interruptible<R, F>(py: Python<'_>, work: F) -> PyResult<R>
+where
+    R: Send,
+    F: FnOnce(&CancelToken) -> PyResult<R> + Send,
+{
+    let cancel = CancelToken::new();
+    let done = AtomicBool::new(false);
+    let caller = std::thread::current();
+    std::thread::scope(|s| {
+        let helper = std::thread::Builder::new()
+            .name("ordo-run".into())
+            .spawn_scoped(s, || {
+                let out = no_panic(|| work(&cancel));
+                done.store(true, Ordering::Release);
+                caller.unpark();
+                out
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread for the run: {e}")))?;
+        let mut interrupted = None;
+        while !done.load(Ordering::Acquire) {
+            py.detach(|| std::thread::park_timeout(POLL));
+            if interrupted.is_none() {
+                if let Err(e) = py.check_signals() {
+                    cancel.cancel();
+                    interrupted = Some(e);
+                }
+            }
+        }
+        let out = helper.join().unwrap_or_else(|payload| Err(panic_error(payload.as_ref())));
+        match interrupted {
+            Some(e) => Err(e),
+            None => out,
+        }
+    })
+}

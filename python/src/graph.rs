@@ -382,7 +382,9 @@ impl PyGraph {
 
     /// The graph as a ``scipy.sparse.csr_array`` of shape ``(n, n)``: entry
     /// ``(u, v)`` is the weight of edge ``u -> v`` (``uint32``), or ``True``
-    /// for an unweighted graph. Parallel edges are kept as duplicate entries.
+    /// for an unweighted graph. Parallel edges are kept as duplicate entries,
+    /// which ``scipy.sparse.csgraph`` adds up where ordo's algorithms take
+    /// the least: call :meth:`deduplicated` first to compare the two.
     ///
     /// Args:
     ///     copy: ``False`` (default) shares the graph's memory: the index and
@@ -426,6 +428,16 @@ impl PyGraph {
             })
         })?;
         Ok(PyGraph { graph, name: describe(self.name.clone(), &WeightSpec::Keep, true, false) })
+    }
+
+    /// A new graph without parallel edges: of the edges ``u -> v``, the one
+    /// of least weight is kept, and every adjacency list is sorted by target.
+    /// The algorithms give the same results on both graphs; use it before
+    /// :meth:`to_scipy` when handing the graph to ``scipy.sparse.csgraph``,
+    /// which adds up the weights of duplicate entries.
+    fn deduplicated(&self, py: Python<'_>) -> PyResult<PyGraph> {
+        let graph = py.detach(|| no_panic(|| Ok(ordo_graph::transform::dedup_edges(&self.graph))))?;
+        Ok(PyGraph { graph, name: format!("{} [deduplicated]", self.name) })
     }
 
     /// A new graph with the weights given by ``rule`` (``"unit"``,

@@ -14,6 +14,7 @@ mod errors;
 mod graph;
 mod pools;
 mod runner;
+mod runs;
 
 /// The extension module; `ordo/__init__.py` re-exports its contents.
 #[pymodule]
@@ -22,6 +23,9 @@ fn _ordo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add("GraphFormatError", py.get_type::<errors::GraphFormatError>())?;
     m.add_function(wrap_pyfunction!(graph::generate, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::sssp, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::bfs, m)?)?;
+    m.add("CANCELLED_NOTE", runner::CANCELLED_NOTE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -23,13 +23,26 @@ use crate::errors::{no_panic, panic_error};
 /// How often the waiting caller checks for signals: the latency of Ctrl-C.
 const POLL: Duration = Duration::from_millis(20);
 
+/// What the work of [`interruptible`] did.
+pub(crate) enum Outcome<R> {
+    /// It ran to the end.
+    Done(R),
+    /// It saw its token cancelled and stopped early.
+    Cancelled,
+}
+
+/// The note added to the exception of an interrupted run that stopped early.
+pub(crate) const CANCELLED_NOTE: &str = "ordo: the run was cancelled and stopped early";
+
 /// Runs `work` with a fresh cancel token, the GIL released, interruptible
 /// by Ctrl-C (see the module docs). A panic in `work` becomes a
-/// `RuntimeError`.
+/// `RuntimeError`. When a signal handler raised and the work stopped early
+/// on the token, the exception gets the note [`CANCELLED_NOTE`] (Python
+/// 3.11+).
 pub(crate) fn interruptible<R, F>(py: Python<'_>, work: F) -> PyResult<R>
 where
     R: Send,
-    F: FnOnce(&CancelToken) -> PyResult<R> + Send,
+    F: FnOnce(&CancelToken) -> PyResult<Outcome<R>> + Send,
 {
     let cancel = CancelToken::new();
     let done = AtomicBool::new(false);
@@ -55,9 +68,20 @@ where
             }
         }
         let out = helper.join().unwrap_or_else(|payload| Err(panic_error(payload.as_ref())));
-        match interrupted {
-            Some(e) => Err(e),
-            None => out,
+        match (interrupted, out) {
+            (Some(e), Ok(Outcome::Cancelled)) => {
+                let value = e.value(py);
+                if value.hasattr("add_note")? {
+                    value.call_method1("add_note", (CANCELLED_NOTE,))?;
+                }
+                Err(e)
+            }
+            (Some(e), _) => Err(e),
+            (None, Ok(Outcome::Done(r))) => Ok(r),
+            (None, Ok(Outcome::Cancelled)) => {
+                Err(PyRuntimeError::new_err("ordo internal error: a run stopped without being cancelled"))
+            }
+            (None, Err(e)) => Err(e),
         }
     })
 }

@@ -114,6 +114,8 @@ def test_symmetrized_and_with_weights():
     assert "symmetrized" in s.name and "weights=unit" in u.name
     with pytest.raises(ValueError):
         g.with_weights("euclid")  # no coordinates
+    d = g.deduplicated()
+    assert d.m == 2 and d.to_scipy()[1, 2] == 3 and "deduplicated" in d.name
 
 
 # ---------------------------------------------------------------- scipy

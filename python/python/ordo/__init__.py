@@ -14,6 +14,6 @@ with the message the ``ordo`` command prints; ``ValueError`` for bad
 arguments; ``FileNotFoundError`` / ``OSError`` for files that cannot be read.
 """
 
-from ._ordo import Graph, GraphFormatError, __version__, generate
+from ._ordo import Graph, GraphFormatError, __version__, bfs, generate, sssp
 
-__all__ = ["Graph", "GraphFormatError", "generate", "__version__"]
+__all__ = ["Graph", "GraphFormatError", "generate", "sssp", "bfs", "__version__"]

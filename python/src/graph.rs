@@ -547,9 +547,10 @@ fn edge_list_graph(
 ///
 /// Specs (``ordo gen --help`` lists every parameter): ``road:n=1e6``
 /// (road-like planar graph with coordinates), ``rmat:scale=20``,
-/// ``kron:scale=18``, ``grid:w=1000,h=1000``, ``torus:...``,
-/// ``random:n=...,m=...``, ``kgraph:...``. The same spec always gives the
-/// same graph (fixed seeds), whatever the thread count.
+/// ``kron:scale=18``, ``grid:w=1000,h=1000``, ``torus:w=...,h=...``,
+/// ``random:n=...,m=...``, ``kgraph:n=...,k=...``; every one takes
+/// ``seed=`` (default 1). The same spec always gives the same graph,
+/// whatever the thread count.
 ///
 /// Args:
 ///     spec: the generator spec.

@@ -166,3 +166,23 @@ def test_ctrl_c_cancels_a_long_run_and_raises_keyboard_interrupt():
     if sys.version_info >= (3, 11):
         assert lines[0] == "interrupted cancelled", out
     assert lines[1] == "after [0.0, 4.0, 9.0]", out
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX")
+def test_runs_work_in_a_forked_child():
+    g = ordo.Graph.from_edges([0, 1], [1, 2], [4, 5])
+    assert ordo.sssp(g, 0, threads=2).tolist() == [0, 4, 9]  # leaves an idle pool behind
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's pool threads do not exist here
+        ok = ordo.sssp(g, 0, threads=2).tolist() == [0, 4, 9]
+        os._exit(0 if ok else 1)
+    for _ in range(600):  # up to a minute: a child stuck on the parent's pool never ends
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        threading.Event().wait(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung")
+    assert os.waitstatus_to_exitcode(status) == 0

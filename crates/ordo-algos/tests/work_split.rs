@@ -19,8 +19,8 @@
 //!   total minus the measured classes, so the sum is exact by construction;
 //!   the test checks it per thread with the per-thread split.
 
-use ordo_algos::reference::{self, UNREACHED_DIST};
 use ordo_algos::work_split::{self, WorkSplit};
+use ordo_algos::UNREACHED_DIST;
 use ordo_exec::{ExecOptions, Pool, RunStats, TaskNote};
 use ordo_graph::gen::GenSpec;
 use ordo_graph::Graph;
@@ -102,9 +102,9 @@ fn sssp_and_bfs_split_matches_reached_vertices_and_task_cycles() {
     for threads in [1, 2] {
         let pool = Pool::new(threads).unwrap();
         for (name, g) in graphs() {
-            let dijkstra = reference::dijkstra(&g, 0).unwrap();
+            let dijkstra = ordo_algos::dijkstra(&g, 0).unwrap();
             let reached_dist = dijkstra.values.iter().filter(|&&d| d != UNREACHED_DIST).count() as u64;
-            let bfs = reference::bfs_levels(&g, 0).unwrap();
+            let bfs = ordo_algos::bfs_levels(&g, 0).unwrap();
             let reached_level =
                 bfs.values.iter().filter(|&&l| l != ordo_algos::UNREACHED_LEVEL).count() as u64;
             assert_eq!(reached_dist, reached_level, "{name}: the same vertices are reachable");

@@ -16,10 +16,11 @@ use std::time::Instant;
 
 use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
 
+use crate::monitor::{RunMonitor, PUBLISH_EVERY};
 use crate::pool::Pool;
 use crate::sleep::{Sleep, Waited};
 use crate::termination::Termination;
-use crate::{timing, CancelToken, Context, CycleBreakdown, ExecOptions, RunStats, TaskNote, ThreadStats};
+use crate::{timing, Context, CycleBreakdown, ExecOptions, RunStats, TaskNote, ThreadStats};
 
 /// A worker that pushed this many tasks since it last woke a parked worker
 /// wakes one (if any is parked).
@@ -114,23 +115,46 @@ fn run_task<T, H, F, const TIMED: bool>(
     }
 }
 
+/// What a worker's loop reports to and obeys from the outside: its index
+/// and the run's monitor (progress counters, cancellation), if any.
+pub(crate) struct Observer<'a> {
+    pub(crate) tid: usize,
+    pub(crate) monitor: Option<&'a RunMonitor>,
+    /// Set when a worker saw the monitor's cancellation and ended the run.
+    pub(crate) cancelled: &'a AtomicBool,
+}
+
+impl Observer<'_> {
+    /// Publishes the task count; true when the run was cancelled (then the
+    /// caller ends the run).
+    #[inline]
+    fn check_in(&self, tasks: u64) -> bool {
+        match self.monitor {
+            Some(m) => {
+                m.publish(self.tid, tasks);
+                if m.is_cancelled() {
+                    self.cancelled.store(true, Ordering::Relaxed);
+                    return true;
+                }
+                false
+            }
+            None => false,
+        }
+    }
+}
+
 /// The loop of one worker, from "active, tasks possibly pushed" until global
-/// termination. Protocol: `termination/README.md`.
-///
-/// With a `cancel` token, the worker also checks it after every task and
-/// every idle scan; the first worker to see it cancelled ends the run for
-/// all (as a panic does, through [`Sleep::announce_done`]) and returns true.
-/// Returns false when the run ended otherwise.
+/// termination. Protocol: `termination/README.md`; idling and the scan
+/// permits: `sleep/README.md`.
 pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
     handle: &mut H,
     op: &F,
     term: &Termination,
     sleep: &Sleep,
-    cancel: Option<&CancelToken>,
     ctx: &mut Context<T>,
     c: &mut Counters,
-) -> bool
-where
+    observer: &Observer<'_>,
+) where
     H: Handle<T>,
     F: Fn(Prio, T, &mut Context<T>),
 {
@@ -156,38 +180,47 @@ where
             run_task::<T, H, F, TIMED>(handle, op, ctx, sleep, c, task);
             // `done` is only set early when another worker panicked or the
             // run was cancelled (a real termination leaves no task to run):
-            // stop promptly then. Both flags' cache lines are read-mostly,
-            // so these loads are L1 hits.
+            // stop promptly then. The flag's cache line is read-mostly, so
+            // this load is an L1 hit.
             if term.is_done() {
-                return false;
+                return;
             }
-            if cancel.is_some_and(CancelToken::is_cancelled) {
+            if c.tasks & (PUBLISH_EVERY - 1) == 0 && observer.check_in(c.tasks) {
                 sleep.announce_done(term);
-                return true;
+                return;
             }
         }
         term.go_idle();
-        // Idle: scan for work (as an active thread) until a task turns up or
-        // a scan proves termination.
+        // Idle: hold a scan permit (wait for one while other idle workers
+        // hold them all), then scan for work (as an active thread) until a
+        // task turns up or a scan proves termination.
+        match sleep.acquire_scan_permit(term) {
+            None => return,
+            Some(Waited::Parked) => c.parks += 1,
+            Some(_) => {}
+        }
         let mut round = 0u32;
         while found.is_none() {
             if term.is_done() {
-                return false;
+                return;
             }
-            if cancel.is_some_and(CancelToken::is_cancelled) {
+            if observer.check_in(c.tasks) {
                 sleep.announce_done(term);
-                return true;
+                return;
             }
             // Idling, backing off and the termination word count as Other.
             c.cycles.other += c.lap::<TIMED>();
             let ticket = term.begin_scan();
             c.idle_scans += 1;
             match pop_counted::<T, H, TIMED>(handle, c) {
-                Some(task) => found = Some(task),
+                Some(task) => {
+                    found = Some(task);
+                    sleep.release_scan_permit();
+                }
                 None => {
                     if term.end_empty_scan(ticket) {
                         sleep.announce_done(term);
-                        return false;
+                        return;
                     }
                     if sleep.back_off(round, term) == Waited::Parked {
                         c.parks += 1;
@@ -225,12 +258,14 @@ where
     c.pushes += initial_count;
     c.cycles.enq += c.lap::<TIMED>();
     c.cycles.enq_ops += if TIMED { initial_count } else { 0 };
-    crate::sleep::wait_for_all(&run.arrived, run.threads, &run.term);
+    let observer = Observer { tid, monitor: run.monitor.as_deref(), cancelled: &run.cancelled };
+    observer.check_in(0);
+    run.sleep.wait_for_all(&run.arrived, run.threads, &run.term);
     c.cycles.other += c.lap::<TIMED>();
     let mut ctx = Context::with_task_log(tid, run.log_tasks);
-    let cancel = run.cancel.as_ref();
-    if run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, cancel, &mut ctx, &mut c) {
-        run.cancelled.store(true, Ordering::Relaxed);
+    run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c, &observer);
+    if let Some(m) = observer.monitor {
+        m.publish(tid, c.tasks);
     }
     c.stale = ctx.stale_count();
     let cycles = TIMED.then(|| {
@@ -266,10 +301,9 @@ struct RunShared {
     arrived: AtomicUsize,
     /// [`ExecOptions::log_tasks`].
     log_tasks: bool,
-    /// [`ExecOptions::cancel`].
-    cancel: Option<CancelToken>,
-    /// Set by the worker that stopped the run on `cancel`; read after every
-    /// worker returned (the pool's join orders it).
+    /// [`ExecOptions::monitor`].
+    monitor: Option<std::sync::Arc<RunMonitor>>,
+    /// A worker ended the run because the monitor was cancelled.
     cancelled: AtomicBool,
 }
 
@@ -299,10 +333,10 @@ where
     let run = RunShared {
         threads,
         term: Termination::new(threads),
-        sleep: Sleep::new(),
+        sleep: Sleep::new(threads),
         arrived: AtomicUsize::new(0),
         log_tasks: opts.log_tasks,
-        cancel: opts.cancel.clone(),
+        monitor: opts.monitor.clone(),
         cancelled: AtomicBool::new(false),
     };
     let timed = opts.cycle_timing;
@@ -343,7 +377,7 @@ where
         sched_counters: report.counters,
         traces: report.traces,
         task_notes,
-        cancelled: run.cancelled.into_inner(),
+        cancelled: run.cancelled.load(Ordering::Relaxed),
     }
 }
 

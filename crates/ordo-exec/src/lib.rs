@@ -20,6 +20,7 @@
 //! work split, computed after the run by `ordo_algos::work_split`.
 
 mod executor;
+mod monitor;
 mod pool;
 mod sleep;
 mod sync;
@@ -27,11 +28,9 @@ mod termination;
 mod timing;
 
 pub use executor::{for_each, for_each_on};
+pub use monitor::{RunMonitor, PUBLISH_EVERY};
 pub use pool::{available_cores, Pool, PoolBuilder, PoolError};
 pub use timing::CYCLE_UNIT;
-
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use ordo_sched::{Prio, Trace};
 
@@ -51,43 +50,10 @@ pub struct ExecOptions {
     /// until the run returns, so 1.6 GB per 10^8 tasks. Off by default; when
     /// off, [`Context::note`] is one predictable branch.
     pub log_tasks: bool,
-    /// Stop the run early once this token is cancelled (e.g. from another
-    /// thread on Ctrl-C). Workers check it after every task and every idle
-    /// scan; the run then ends as after a panic, leaving the tasks not yet
-    /// run in the scheduler (dropped with it), and reports
-    /// [`RunStats::cancelled`]. `None`: the run always runs to termination.
-    pub cancel: Option<CancelToken>,
-}
-
-/// A shared flag that asks the [`for_each`] runs given it (through
-/// [`ExecOptions::cancel`]) to stop early. Cloning shares the flag.
-///
-/// Cancellation is a request: a worker notices it at its next check (after
-/// the task it is running, or its current idle scan), so a run stops within
-/// about one task's time. A cancelled run's result is partial; the run says
-/// so in [`RunStats::cancelled`]. The flag stays set: a token is for one
-/// request (make a new one for the next run).
-#[derive(Clone, Debug, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
-
-impl CancelToken {
-    /// A token not yet cancelled.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Asks every run that has this token to stop (idempotent; any thread).
-    pub fn cancel(&self) {
-        // Relaxed: the flag carries no data; the run's results are published
-        // by the pool's join, not by this store.
-        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Whether [`CancelToken::cancel`] was called.
-    #[inline]
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
-    }
+    /// Progress counters to publish into and a cancellation flag to obey
+    /// (see [`RunMonitor`]); `None` costs one predictable branch per
+    /// [`PUBLISH_EVERY`] tasks.
+    pub monitor: Option<std::sync::Arc<RunMonitor>>,
 }
 
 /// What one executed task said about itself through [`Context::note`], and
@@ -302,10 +268,9 @@ pub struct RunStats {
     /// whose operator never called [`Context::note`] have none). Empty when
     /// `log_tasks` is off.
     pub task_notes: Vec<Vec<TaskNote>>,
-    /// The run stopped early because its [`ExecOptions::cancel`] token was
-    /// cancelled: some tasks did not run and the result is partial. False
-    /// when the run reached termination (even if the token was cancelled
-    /// afterwards).
+    /// The run stopped early because its [`RunMonitor`] was cancelled: the
+    /// tasks left in the scheduler never ran, so the algorithm's result is
+    /// incomplete.
     pub cancelled: bool,
 }
 

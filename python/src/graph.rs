@@ -3,6 +3,7 @@
 //! arrays and a conversion back to `scipy.sparse`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use numpy::PyArray1;
 use ordo_graph::gen::GenSpec;
@@ -25,7 +26,8 @@ use crate::pools::thread_count;
 /// :meth:`Graph.from_edges`, :meth:`Graph.from_csr` or :func:`ordo.generate`.
 #[pyclass(name = "Graph", module = "ordo", frozen)]
 pub(crate) struct PyGraph {
-    pub(crate) graph: Graph,
+    /// Shared with the applications prepared on it.
+    pub(crate) graph: Arc<Graph>,
     /// What the graph is, for reports: the file or generator spec and the
     /// options that changed it (as `ordo run` names its input).
     pub(crate) name: String,
@@ -128,7 +130,7 @@ impl PyGraph {
         };
         let graph = py.detach(|| no_panic(|| ordo_graph::load(&path, &opts).map_err(file_error)))?;
         let name = describe(path.display().to_string(), &weights, symmetrize, remap);
-        Ok(PyGraph { graph, name })
+        Ok(PyGraph { graph: Arc::new(graph), name })
     }
 
     /// Makes a graph of a ``scipy.sparse`` matrix or array: entry ``(i, j)``
@@ -197,7 +199,7 @@ impl PyGraph {
             };
             let graph = py.detach(|| no_panic(|| finish(graph, &spec, symmetrize)))?;
             let name = describe(format!("scipy {format} {n}x{n}"), &spec, symmetrize, false);
-            Ok(PyGraph { graph, name })
+            Ok(PyGraph { graph: Arc::new(graph), name })
         })
     }
 
@@ -252,7 +254,7 @@ impl PyGraph {
             let spec = WeightSpec::Keep;
             let graph = py.detach(|| no_panic(|| finish(graph, &spec, symmetrize)))?;
             let name = describe(format!("edges n={n}"), &spec, symmetrize, false);
-            Ok(PyGraph { graph, name })
+            Ok(PyGraph { graph: Arc::new(graph), name })
         })
     }
 
@@ -274,7 +276,7 @@ impl PyGraph {
         no_panic(|| {
             let weights = weights.filter(|w| !w.is_none());
             let graph = csr_graph(indptr, indices, weights, None, coords)?;
-            Ok(PyGraph { name: format!("csr n={}", graph.num_vertices()), graph })
+            Ok(PyGraph { name: format!("csr n={}", graph.num_vertices()), graph: Arc::new(graph) })
         })
     }
 
@@ -427,7 +429,10 @@ impl PyGraph {
                 Ok(ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&self.graph)))
             })
         })?;
-        Ok(PyGraph { graph, name: describe(self.name.clone(), &WeightSpec::Keep, true, false) })
+        Ok(PyGraph {
+            graph: Arc::new(graph),
+            name: describe(self.name.clone(), &WeightSpec::Keep, true, false),
+        })
     }
 
     /// A new graph without parallel edges: of the edges ``u -> v``, the one
@@ -437,7 +442,7 @@ impl PyGraph {
     /// which adds up the weights of duplicate entries.
     fn deduplicated(&self, py: Python<'_>) -> PyResult<PyGraph> {
         let graph = py.detach(|| no_panic(|| Ok(ordo_graph::transform::dedup_edges(&self.graph))))?;
-        Ok(PyGraph { graph, name: format!("{} [deduplicated]", self.name) })
+        Ok(PyGraph { graph: Arc::new(graph), name: format!("{} [deduplicated]", self.name) })
     }
 
     /// A new graph with the weights given by ``rule`` (``"unit"``,
@@ -445,8 +450,8 @@ impl PyGraph {
     /// ``ordo --weights``.
     fn with_weights(&self, py: Python<'_>, rule: &str) -> PyResult<PyGraph> {
         let spec = weight_spec(Some(rule))?;
-        let graph = py.detach(|| no_panic(|| finish(self.graph.clone(), &spec, false)))?;
-        Ok(PyGraph { graph, name: describe(self.name.clone(), &spec, false, false) })
+        let graph = py.detach(|| no_panic(|| finish(Graph::clone(&self.graph), &spec, false)))?;
+        Ok(PyGraph { graph: Arc::new(graph), name: describe(self.name.clone(), &spec, false, false) })
     }
 
     /// Writes the graph to ``path`` in ``format`` (default: from the
@@ -578,5 +583,5 @@ pub(crate) fn generate(
             finish(graph, &weights, symmetrize)
         })
     })?;
-    Ok(PyGraph { graph, name: describe(gen.to_string(), &weights, symmetrize, false) })
+    Ok(PyGraph { graph: Arc::new(graph), name: describe(gen.to_string(), &weights, symmetrize, false) })
 }

@@ -23,8 +23,8 @@ fn _ordo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add("GraphFormatError", py.get_type::<errors::GraphFormatError>())?;
     m.add_function(wrap_pyfunction!(graph::generate, m)?)?;
-    m.add_function(wrap_pyfunction!(runs::sssp, m)?)?;
-    m.add_function(wrap_pyfunction!(runs::bfs, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::apps, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::run_app, m)?)?;
     m.add("CANCELLED_NOTE", runner::CANCELLED_NOTE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

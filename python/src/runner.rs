@@ -6,15 +6,17 @@
 //! released, waking every [`POLL`] to run the pending signal handlers
 //! (`PyErr_CheckSignals`, with the GIL). When a handler raises (Ctrl-C's
 //! `KeyboardInterrupt`), the caller cancels the run's
-//! [`CancelToken`](ordo_exec::CancelToken): the executor's workers see it
-//! after their current task and stop (`ExecOptions::cancel`); the caller
-//! waits for that, then raises the exception. Other Python threads run
-//! meanwhile, since nothing holds the GIL.
+//! [`RunMonitor`](ordo_exec::RunMonitor): the executor's workers see it
+//! within a few tasks and stop (`ExecOptions::monitor`); the caller waits
+//! for that, then raises the exception. Other Python threads run meanwhile,
+//! since nothing holds the GIL.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ordo_exec::CancelToken;
+use std::sync::Arc;
+
+use ordo_exec::RunMonitor;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -27,31 +29,30 @@ const POLL: Duration = Duration::from_millis(20);
 pub(crate) enum Outcome<R> {
     /// It ran to the end.
     Done(R),
-    /// It saw its token cancelled and stopped early.
+    /// It saw its monitor cancelled and stopped early.
     Cancelled,
 }
 
 /// The note added to the exception of an interrupted run that stopped early.
 pub(crate) const CANCELLED_NOTE: &str = "ordo: the run was cancelled and stopped early";
 
-/// Runs `work` with a fresh cancel token, the GIL released, interruptible
-/// by Ctrl-C (see the module docs). A panic in `work` becomes a
+/// Runs `work` with the GIL released, interruptible by Ctrl-C through
+/// `monitor`, which `work` gives its runs (see the module docs). A panic in `work` becomes a
 /// `RuntimeError`. When a signal handler raised and the work stopped early
 /// on the token, the exception gets the note [`CANCELLED_NOTE`] (Python
 /// 3.11+).
-pub(crate) fn interruptible<R, F>(py: Python<'_>, work: F) -> PyResult<R>
+pub(crate) fn interruptible<R, F>(py: Python<'_>, monitor: &Arc<RunMonitor>, work: F) -> PyResult<R>
 where
     R: Send,
-    F: FnOnce(&CancelToken) -> PyResult<Outcome<R>> + Send,
+    F: FnOnce() -> PyResult<Outcome<R>> + Send,
 {
-    let cancel = CancelToken::new();
     let done = AtomicBool::new(false);
     let caller = std::thread::current();
     std::thread::scope(|s| {
         let helper = std::thread::Builder::new()
             .name("ordo-run".into())
             .spawn_scoped(s, || {
-                let out = no_panic(|| work(&cancel));
+                let out = no_panic(work);
                 done.store(true, Ordering::Release);
                 caller.unpark();
                 out
@@ -62,7 +63,7 @@ where
             py.detach(|| std::thread::park_timeout(POLL));
             if interrupted.is_none() {
                 if let Err(e) = py.check_signals() {
-                    cancel.cancel();
+                    monitor.cancel();
                     interrupted = Some(e);
                 }
             }

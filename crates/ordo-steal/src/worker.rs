@@ -28,6 +28,15 @@ pub trait Frame: Send + Sized {
 
     /// Runs the frame on `worker`.
     fn compute(self, worker: &mut Worker<'_, Self>);
+
+    /// Called when `worker`'s now-deque has run empty, before the worker
+    /// leaves the check count: the place to push what frames collected in
+    /// [`Worker::local`] across frames (a partly filled batch, say). Frames
+    /// it pushes with [`Worker::push`] keep the worker working. The default
+    /// does nothing.
+    fn on_empty(worker: &mut Worker<'_, Self>) {
+        let _ = worker;
+    }
 }
 
 /// Counters of one worker in one job. Plain fields, merged after the job.
@@ -183,11 +192,18 @@ impl<'j, F: Frame> Worker<'j, F> {
         self.stats.pushes_next += 1;
     }
 
-    /// Runs frames from the own now-deque until it is empty.
+    /// Runs frames from the own now-deque until it is empty and
+    /// [`Frame::on_empty`] pushes no more.
     fn drain(&mut self) {
-        while let Some(frame) = self.now.pop() {
-            self.stats.frames += 1;
-            frame.compute(self);
+        loop {
+            while let Some(frame) = self.now.pop() {
+                self.stats.frames += 1;
+                frame.compute(self);
+            }
+            F::on_empty(self);
+            if self.now.len() == 0 {
+                return;
+            }
         }
     }
 

@@ -246,3 +246,51 @@ fn submitting_from_a_frame_of_the_same_pool_panics() {
     let msg = payload.downcast_ref::<&str>().copied().unwrap_or_default();
     assert!(msg.contains("called from a frame of the same pool"), "{msg}");
 }
+
+/// `Frame::on_empty` runs before every check-out: frames park items in the
+/// worker's local buffer, `on_empty` pushes them as frames for this phase or
+/// the next, and every item still runs exactly once.
+#[test]
+fn on_empty_flushes_local_buffers() {
+    struct Item<'a> {
+        id: u64,
+        n: u64,
+        ran: &'a [AtomicU8],
+    }
+    impl<'a> Frame for Item<'a> {
+        type Local = (Vec<u64>, Option<(u64, &'a [AtomicU8])>);
+        fn compute(self, w: &mut Worker<'_, Self>) {
+            self.ran[self.id as usize].fetch_add(1, Ordering::Relaxed);
+            let local = w.local();
+            local.1 = Some((self.n, self.ran));
+            for child in [2 * self.id + 1, 2 * self.id + 2] {
+                if child < self.n {
+                    local.0.push(child);
+                }
+            }
+        }
+        fn on_empty(w: &mut Worker<'_, Self>) {
+            let (buffer, shared) = std::mem::take(w.local());
+            if let Some((n, ran)) = shared {
+                for id in buffer {
+                    let item = Item { id, n, ran };
+                    if id % 3 == 0 {
+                        w.push_next(item);
+                    } else {
+                        w.push(item);
+                    }
+                }
+            }
+        }
+    }
+    for threads in [1, 2, 4, 8] {
+        let pool = Pool::new(threads).unwrap();
+        let n = 100_000;
+        let ran: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
+        let report = pool.submit(Job::new([Item { id: 0, n, ran: &ran }]));
+        for (id, r) in ran.iter().enumerate() {
+            assert_eq!(r.load(Ordering::Relaxed), 1, "{threads} threads: item {id}");
+        }
+        assert_eq!(report.total().frames, n);
+    }
+}

@@ -255,8 +255,8 @@ impl Engine for StealEngine<'_> {
                 (report.locals.iter().sum::<u64>(), report.total())
             }
             Order::Breadth => {
-                let report =
-                    self.pool.submit(Job::new(heads.iter().map(|&head| BfsBatch { head, search: &search })));
+                let frames = heads.iter().map(|&head| BfsBatch { head, search: &search });
+                let report = self.pool.submit(Job::with_locals(frames, |_| BfsLocal::new(&search)));
                 self.stats.phases += report.phases;
                 (report.locals.iter().map(|l| l.expanded).sum::<u64>(), report.total())
             }
@@ -356,12 +356,35 @@ impl Frame for DfsBatch<'_> {
     }
 }
 
-/// Per-worker state of the BFS: the predictive batch estimate and the
-/// vertices expanded.
-#[derive(Default)]
-struct BfsLocal {
+/// Per-worker state of the BFS: the predictive batch estimate, the open
+/// (partly filled) batch of next-level vertices, and the vertices expanded.
+///
+/// The open batch lives here rather than in a frame so that it keeps
+/// filling across the worker's frames of one level: with per-frame batches,
+/// every frame would push at least one (often tiny) batch and the batch count
+/// could never shrink from level to level. It is pushed when full, and
+/// before the worker checks out ([`Frame::on_empty`]), so it never outlives
+/// its phase.
+struct BfsLocal<'a> {
+    search: &'a Search<'a>,
     estimate: PhaseEstimate,
+    open: VertexId,
+    open_len: u32,
+    open_limit: u32,
     expanded: u64,
+}
+
+impl<'a> BfsLocal<'a> {
+    fn new(search: &'a Search<'a>) -> Self {
+        BfsLocal {
+            search,
+            estimate: PhaseEstimate::default(),
+            open: NONE,
+            open_len: 0,
+            open_limit: 0,
+            expanded: 0,
+        }
+    }
 }
 
 /// A BFS frame: the head of a batch list of one level; the next level's
@@ -371,20 +394,22 @@ struct BfsBatch<'a> {
     search: &'a Search<'a>,
 }
 
-impl Frame for BfsBatch<'_> {
-    type Local = BfsLocal;
+impl<'a> Frame for BfsBatch<'a> {
+    type Local = BfsLocal<'a>;
 
     fn compute(self, w: &mut Worker<'_, Self>) {
         let s = self.search;
         let state = s.state;
         let phase = w.phase();
-        w.local().estimate.enter(phase);
-        let (mut new, mut new_len, mut limit) = (NONE, 0u32, 0u32);
+        let local = w.local();
+        local.estimate.enter(phase);
+        let (mut new, mut new_len, mut limit) = (local.open, local.open_len, local.open_limit);
         let mut v = self.head;
         while v != NONE {
             let next = state.link(v);
-            w.local().estimate.processed(1);
-            w.local().expanded += 1;
+            let local = w.local();
+            local.estimate.processed(1);
+            local.expanded += 1;
             for &u in s.neighbors(v) {
                 if state.try_claim(u, v, new) {
                     new = u;
@@ -400,8 +425,16 @@ impl Frame for BfsBatch<'_> {
             }
             v = next;
         }
-        if new != NONE {
-            w.push_next(BfsBatch { head: new, search: s });
+        let local = w.local();
+        (local.open, local.open_len, local.open_limit) = (new, new_len, limit);
+    }
+
+    fn on_empty(w: &mut Worker<'_, Self>) {
+        let local = w.local();
+        if local.open != NONE {
+            let frame = BfsBatch { head: local.open, search: local.search };
+            (local.open, local.open_len, local.open_limit) = (NONE, 0, 0);
+            w.push_next(frame);
         }
     }
 }

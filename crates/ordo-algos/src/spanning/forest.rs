@@ -154,8 +154,10 @@ pub(crate) enum Order {
 pub(crate) trait Engine {
     /// Explores the rest of a component from `seeds`: visited vertices not
     /// yet expanded (for [`Order::Breadth`], exactly one level). On return
-    /// every vertex of the component is visited.
-    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>);
+    /// every vertex of the component is visited. Returns the number of
+    /// vertices it claimed, when it knows it (then a connected graph needs
+    /// no [`Engine::unvisited`] pass).
+    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) -> Option<u64>;
 
     /// The unvisited vertices, in increasing order.
     fn unvisited(&mut self, state: &ForestState) -> Vec<VertexId> {
@@ -189,23 +191,30 @@ pub(crate) fn sweep(graph: &Graph, order: Order, engine: &mut impl Engine) -> (V
     let n = graph.num_vertices();
     let state = ForestState::new(n);
     let mut counts = SweepCounts::default();
-    let mut component = |root: VertexId, engine: &mut dyn FnMut(Vec<VertexId>)| {
+    // Explores `root`'s component; the number of vertices it has, if known.
+    let mut component = |root: VertexId, engine: &mut dyn Engine| -> Option<u64> {
         state.set(root, root, NONE);
         counts.components += 1;
-        let leftover = match order {
+        let probe = match order {
             Order::Depth => probe_depth(graph, &state, root),
             Order::Breadth => probe_breadth(graph, &state, root),
         };
-        if let Some(seeds) = leftover {
-            counts.parallel_components += 1;
-            engine(seeds);
+        match probe {
+            Probe::Done { visited } => Some(visited as u64),
+            Probe::Frontier { visited, seeds } => {
+                counts.parallel_components += 1;
+                let claimed = engine.explore(graph, &state, seeds)?;
+                Some(visited as u64 + claimed)
+            }
         }
     };
     if n > 0 {
-        component(0, &mut |seeds| engine.explore(graph, &state, seeds));
-        for root in engine.unvisited(&state) {
-            if !state.is_visited(root) {
-                component(root, &mut |seeds| engine.explore(graph, &state, seeds));
+        let first = component(0, engine);
+        if first != Some(n as u64) {
+            for root in engine.unvisited(&state) {
+                if !state.is_visited(root) {
+                    component(root, engine);
+                }
             }
         }
     }
@@ -213,16 +222,25 @@ pub(crate) fn sweep(graph: &Graph, order: Order, engine: &mut impl Engine) -> (V
     (parents, counts)
 }
 
-/// Sequential DFS from visited `root` until the component is done (`None`)
-/// or [`PROBE_BUDGET`] vertices are visited: then the stack, claimed but not
-/// expanded, is returned.
-fn probe_depth(graph: &Graph, state: &ForestState, root: VertexId) -> Option<Vec<VertexId>> {
+/// How a sequential probe ended.
+enum Probe {
+    /// The component is done: it has `visited` vertices.
+    Done { visited: usize },
+    /// The budget ran out after `visited` vertices; `seeds` are visited but
+    /// not expanded (a DFS stack, or one complete BFS level).
+    Frontier { visited: usize, seeds: Vec<VertexId> },
+}
+
+/// Sequential DFS from visited `root` until the component is done or
+/// [`PROBE_BUDGET`] vertices are visited: then the stack, claimed but not
+/// expanded, is the frontier.
+fn probe_depth(graph: &Graph, state: &ForestState, root: VertexId) -> Probe {
     let mut stack = vec![root];
     let mut visited = 1;
     while let Some(v) = stack.pop() {
         if visited >= PROBE_BUDGET {
             stack.push(v);
-            return Some(stack);
+            return Probe::Frontier { visited, seeds: stack };
         }
         for &u in graph.neighbors(v) {
             if state.try_claim(u, v, NONE) {
@@ -231,18 +249,18 @@ fn probe_depth(graph: &Graph, state: &ForestState, root: VertexId) -> Option<Vec
             }
         }
     }
-    None
+    Probe::Done { visited }
 }
 
 /// Sequential BFS from visited `root`, level by level, until the component
-/// is done (`None`) or [`PROBE_BUDGET`] vertices are visited: then the next
-/// level, claimed but not expanded, is returned.
-fn probe_breadth(graph: &Graph, state: &ForestState, root: VertexId) -> Option<Vec<VertexId>> {
+/// is done or [`PROBE_BUDGET`] vertices are visited: then the next level,
+/// claimed but not expanded, is the frontier.
+fn probe_breadth(graph: &Graph, state: &ForestState, root: VertexId) -> Probe {
     let mut level = vec![root];
     let mut visited = 1;
     while !level.is_empty() {
         if visited >= PROBE_BUDGET {
-            return Some(level);
+            return Probe::Frontier { visited, seeds: level };
         }
         let mut next = Vec::new();
         for &v in &level {
@@ -255,5 +273,5 @@ fn probe_breadth(graph: &Graph, state: &ForestState, root: VertexId) -> Option<V
         }
         level = next;
     }
-    None
+    Probe::Done { visited }
 }

@@ -245,7 +245,7 @@ impl Counted for StealEngine<'_> {
 }
 
 impl Engine for StealEngine<'_> {
-    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) {
+    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) -> Option<u64> {
         let heads = state.link_batches(&seeds, self.seed_chunk(seeds.len()));
         let search = Search::new(graph, state, self.options);
         let (expanded, runtime) = match self.order {
@@ -263,6 +263,8 @@ impl Engine for StealEngine<'_> {
         };
         self.stats.expanded_in_jobs += expanded;
         self.stats.runtime.merge(&runtime);
+        // Every vertex claimed in the job is expanded once, and so is every seed.
+        Some(expanded - seeds.len() as u64)
     }
 
     fn unvisited(&mut self, state: &ForestState) -> Vec<VertexId> {

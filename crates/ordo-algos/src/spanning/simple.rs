@@ -117,25 +117,29 @@ impl Owner<'_> {
 }
 
 impl Engine for SimpleDfs {
-    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) {
+    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) -> Option<u64> {
         let p = self.threads;
         let n = state.len();
         let stacks: Vec<Stack> = (0..p).map(|_| Stack::new(n + 1)).collect();
         let idle = AtomicUsize::new(0);
         let done = AtomicBool::new(false);
         let steals = AtomicUsize::new(0);
+        let expanded = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for t in 0..p {
                 let (stacks, idle, done, steals, seeds) = (&stacks, &idle, &done, &steals, &seeds);
+                let expanded = &expanded;
                 scope.spawn(move || {
                     let mut me = Owner { stack: &stacks[t], spill: Vec::new() };
                     for &v in seeds.iter().skip(t).step_by(p) {
                         me.push(v);
                     }
                     let mut rng = 0x2545_F491_4F6C_DD1Du64 ^ (t as u64 + 1);
+                    let mut mine = 0;
                     loop {
                         while let Some(v) = me.pop() {
                             if state.mark_expanded(v) {
+                                mine += 1;
                                 for &u in graph.neighbors(v) {
                                     if state.try_claim(u, v, super::NONE) {
                                         me.push(u);
@@ -148,10 +152,12 @@ impl Engine for SimpleDfs {
                         let mut round = 0;
                         loop {
                             if done.load(Ordering::Acquire) {
+                                expanded.fetch_add(mine, Ordering::Relaxed);
                                 return;
                             }
                             if idle.load(Ordering::Acquire) == p {
                                 done.store(true, Ordering::Release);
+                                expanded.fetch_add(mine, Ordering::Relaxed);
                                 return;
                             }
                             rng ^= rng << 13;
@@ -184,6 +190,10 @@ impl Engine for SimpleDfs {
             }
         });
         self.stats.runtime.steals += steals.into_inner() as u64;
+        let expanded = expanded.into_inner() as u64;
+        self.stats.expanded_in_jobs += expanded;
+        // Each vertex is expanded once (the flag), seeds included.
+        Some(expanded - seeds.len() as u64)
     }
 }
 
@@ -227,15 +237,17 @@ impl Counted for SimpleBfs {
 }
 
 impl Engine for SimpleBfs {
-    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) {
+    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) -> Option<u64> {
         let p = self.threads;
         let barrier = SpinBarrier::new(p);
         let frontier = RwLock::new(seeds);
         let queues: Vec<Mutex<Vec<VertexId>>> = (0..p).map(|_| Mutex::new(Vec::new())).collect();
         let levels = AtomicUsize::new(0);
+        let claimed = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for t in 0..p {
                 let (barrier, frontier, queues, levels) = (&barrier, &frontier, &queues, &levels);
+                let claimed = &claimed;
                 scope.spawn(move || loop {
                     {
                         let current = frontier.read().unwrap_or_else(|e| e.into_inner());
@@ -258,6 +270,7 @@ impl Engine for SimpleBfs {
                         for q in queues {
                             next.append(&mut q.lock().unwrap_or_else(|e| e.into_inner()));
                         }
+                        claimed.fetch_add(next.len(), Ordering::Relaxed);
                         *frontier.write().unwrap_or_else(|e| e.into_inner()) = next;
                         levels.fetch_add(1, Ordering::Relaxed);
                     }
@@ -266,5 +279,6 @@ impl Engine for SimpleBfs {
             }
         });
         self.stats.phases += levels.into_inner() as u64;
+        Some(claimed.into_inner() as u64)
     }
 }

@@ -80,7 +80,7 @@ fn dfs_task<'s>(
 }
 
 impl Engine for RayonEngine<'_> {
-    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) {
+    fn explore(&mut self, graph: &Graph, state: &ForestState, seeds: Vec<VertexId>) -> Option<u64> {
         let batch = self.batch;
         match self.order {
             Order::Depth => {
@@ -91,10 +91,12 @@ impl Engine for RayonEngine<'_> {
                         s.spawn(move |s| dfs_task(s, graph, state, head, batch));
                     }
                 });
+                // Not counted (a shared counter would slow the tasks down).
+                None
             }
             Order::Breadth => {
                 let mut level = seeds;
-                let mut levels = 0;
+                let (mut levels, mut claimed) = (0, 0);
                 while !level.is_empty() {
                     level = self.pool.install(|| {
                         level
@@ -113,8 +115,10 @@ impl Engine for RayonEngine<'_> {
                             .collect()
                     });
                     levels += 1;
+                    claimed += level.len() as u64;
                 }
                 self.stats.phases += levels;
+                Some(claimed)
             }
         }
     }

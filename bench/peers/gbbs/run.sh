@@ -59,7 +59,7 @@ for input in "${INPUTS[@]}"; do
     for t in $THREADS; do
       PARLAY_NUM_THREADS=$t "$BUILD/$algo" -s -r "$ROUNDS" "$adj" 2>/dev/null |
         awk -v input="$input" -v algo="$algo" -v t="$t" -v n="$n" -v e="$edges" '
-          /"test_name"/ { gsub(/[",]/, "", $3); name = $3 }
+          /"test_name"/ { match($0, /: "[^"]*"/); name = substr($0, RSTART + 3, RLENGTH - 4); gsub(/; /, "/", name) }
           /"medt"/ { gsub(/,/, "", $3); med = $3 }
           /"mint"/ { gsub(/,/, "", $3); min = $3 }
           /"maxt"/ { max = $3;

@@ -64,6 +64,7 @@
 //! assert_eq!(run.parent[3], 3);
 //! ```
 
+pub mod app;
 mod forest;
 pub mod reference;
 pub mod simple;
@@ -91,6 +92,19 @@ pub struct Undirected<'g> {
 }
 
 impl<'g> Undirected<'g> {
+    /// The symmetrized graph, if the input was not symmetric.
+    pub(crate) fn into_symmetrized(self) -> Option<Graph> {
+        match self.graph {
+            Cow::Owned(g) => Some(g),
+            Cow::Borrowed(_) => None,
+        }
+    }
+
+    /// A view of a graph known to be symmetric (no check).
+    pub(crate) fn of_symmetric(graph: &'g Graph) -> Self {
+        Undirected { graph: Cow::Borrowed(graph) }
+    }
+
     /// `graph` itself when it is symmetric (every arc has its reverse), else
     /// its simple symmetrization. `O(m log d)` to check.
     pub fn new(graph: &'g Graph) -> Self {

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use ordo_graph::VertexId;
 
 use super::Undirected;
-use crate::mst::kruskal::UnionFind;
+use crate::mst::reference::UnionFind;
 
 /// Marks "no parent yet".
 const UNSET: VertexId = VertexId::MAX;

@@ -56,7 +56,8 @@
 //! let mut edges = EdgeList::new(4, false);
 //! edges.push(0, 1, 1);
 //! edges.push(1, 2, 1);
-//! let graph = Undirected::new(&edges.into_graph().unwrap());
+//! let input = edges.into_graph().unwrap();
+//! let graph = Undirected::new(&input);
 //! let pool = Pool::new(2).unwrap();
 //! let run = spanning::span_dfs(&pool, &graph, &SpanOptions::default());
 //! let summary = spanning::verify::check_spanning_forest(&graph, &run.parent).unwrap();

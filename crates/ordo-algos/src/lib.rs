@@ -22,6 +22,9 @@
 //!   the exact-priority sequential run as references, and the proven L1 bound.
 //! - [`mst`](mod@mst): minimum spanning forests, parallel Boruvka (priority =
 //!   component degree) on any scheduler with Kruskal as the reference.
+//! - [`spanning`](mod@spanning): spanning forests by parallel pseudo-DFS and
+//!   phased BFS on the XWS work-stealing runtime (`ordo-steal`) with adaptive
+//!   batching, the SIMPLE-style and rayon baselines, and the checker.
 //! - [`work_split`](mod@work_split): good versus useless work (PMOD paper §3.1,
 //!   Table 1) from the task notes of a run with `ExecOptions::log_tasks`.
 //! - [`app`](mod@app): the application layer (prepare / run / reference /
@@ -72,6 +75,7 @@ pub mod bfs;
 pub mod error;
 pub mod mst;
 pub mod pagerank;
+pub mod spanning;
 pub mod sssp;
 pub mod work_split;
 

@@ -473,6 +473,8 @@ pub static APPS: &[AppInfo] = &[
     AppInfo::of::<crate::pagerank::app::Pr>(),
     AppInfo::of::<crate::pagerank::app::PrD>(),
     AppInfo::of::<crate::mst::app::Mst>(),
+    AppInfo::of::<crate::spanning::app::SpanDfs>(),
+    AppInfo::of::<crate::spanning::app::SpanBfs>(),
 ];
 
 /// The application named `name`; the error lists the known ones.

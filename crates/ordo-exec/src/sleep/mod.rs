@@ -22,13 +22,18 @@ use permits::{Acquired, ScanPermits};
 
 use crate::termination::Termination;
 
+// The backoff schedule (unused under loom, where waiting is a yield).
 /// Consecutive failed scans spent spinning before yielding.
+#[cfg_attr(loom, allow(dead_code))]
 const SPIN_ROUNDS: u32 = 6;
 /// Consecutive failed scans spent yielding before parking.
+#[cfg_attr(loom, allow(dead_code))]
 const YIELD_ROUNDS: u32 = 10;
 /// First parking timeout, in microseconds; it doubles up to [`MAX_PARK_US`].
+#[cfg_attr(loom, allow(dead_code))]
 const FIRST_PARK_US: u64 = 50;
 /// Longest parking timeout, in microseconds.
+#[cfg_attr(loom, allow(dead_code))]
 const MAX_PARK_US: u64 = 1000;
 
 /// The parking lot of one run.

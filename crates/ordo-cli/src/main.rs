@@ -11,6 +11,7 @@ mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
+mod cmd_sim;
 mod input;
 mod plot;
 mod progress;
@@ -43,6 +44,9 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Benchmark schedulers: run a plan of inputs x apps x schedulers x threads.
     Bench(bench::BenchArgs),
+    /// Simulate a scheduler with N virtual threads on one core, deterministically:
+    /// work increase, rank error, invisible work, communication.
+    Sim(cmd_sim::SimArgs),
 }
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd_info::run(a, threads),
         Command::Plot(a) => plot::run(a, threads),
         Command::Bench(a) => bench::run(a, threads),
+        Command::Sim(a) => cmd_sim::run(a, threads),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,13 +14,16 @@
 //! does not depend on where the allocator places things.
 //!
 //! # Cost when nothing records
-//! A probe is a load of a thread-local flag and a branch that is never
-//! taken: the flag is a `const`-initialised `Cell<bool>` without a
-//! destructor, so the access is one `%fs`-relative load, and the recording
-//! path is out of line (`#[cold]`). Nothing records unless a thread calls
-//! [`Recording::start`]; only that thread's probes record, so real parallel
-//! runs in other threads (or in other tests of the same process) are
-//! unaffected. Under `cfg(loom)` the probes compile to nothing.
+//! A probe is one compare of a global counter of recording threads with
+//! zero and a branch that is never taken (`cmp $0, mem; jne`, one fused
+//! micro-op): the counter is only written when a recording starts or ends,
+//! so its cache line stays shared, and the recording path is out of line
+//! (`#[cold]`). Nothing records unless a thread calls [`Recording::start`];
+//! then only that thread's probes record (a thread-local flag, checked on
+//! the cold path), so parallel runs in other threads of the same process —
+//! other tests — are slowed by the cold path but record nothing. Loops that
+//! probe every step read [`recording`] once before the loop. Under
+//! `cfg(loom)` the probes compile to nothing.
 //!
 //! # Recording
 //! ```
@@ -37,6 +40,8 @@
 
 #[cfg(not(loom))]
 use std::cell::{Cell, RefCell};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One probed access: the structure's address and what was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +63,10 @@ pub enum AccessKind {
     Retire,
 }
 
+/// Threads recording now (the fast-path test of every probe).
+#[cfg(not(loom))]
+static RECORDERS: AtomicUsize = AtomicUsize::new(0);
+
 #[cfg(not(loom))]
 thread_local! {
     /// Whether this thread records its probes.
@@ -66,45 +75,60 @@ thread_local! {
     static LOG: RefCell<Vec<Access>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Whether this thread records its probes now: one load and compare when
+/// no thread records. A loop that probes at every step reads it once.
+#[cfg(not(loom))]
+#[inline(always)]
+pub fn recording() -> bool {
+    RECORDERS.load(Ordering::Relaxed) != 0 && RECORDING.with(Cell::get)
+}
+
+/// Under loom nothing records.
+#[cfg(loom)]
+#[inline(always)]
+pub fn recording() -> bool {
+    false
+}
+
+/// The inline part of a probe: the global test only, so that a probe adds as
+/// little code as possible to the scheduler's hot path.
+#[inline(always)]
+fn probe(addr: *const (), kind: AccessKind) {
+    #[cfg(not(loom))]
+    if RECORDERS.load(Ordering::Relaxed) != 0 {
+        record(addr as usize, kind);
+    }
+    #[cfg(loom)]
+    let _ = (addr, kind);
+}
+
 /// Records a read of the shared structure `s` (when this thread records).
 #[inline(always)]
 pub fn read<T: ?Sized>(s: &T) {
-    #[cfg(not(loom))]
-    if RECORDING.with(Cell::get) {
-        record((s as *const T).cast::<()>() as usize, AccessKind::Read);
-    }
-    #[cfg(loom)]
-    let _ = s;
+    probe((s as *const T).cast::<()>(), AccessKind::Read);
 }
 
 /// Records a write of the shared structure `s` (when this thread records).
 #[inline(always)]
 pub fn write<T: ?Sized>(s: &T) {
-    #[cfg(not(loom))]
-    if RECORDING.with(Cell::get) {
-        record((s as *const T).cast::<()>() as usize, AccessKind::Write);
-    }
-    #[cfg(loom)]
-    let _ = s;
+    probe((s as *const T).cast::<()>(), AccessKind::Write);
 }
 
 /// Records that the shared structure `s` is gone for good (when this thread
 /// records): a later structure at its address is a different one.
 #[inline(always)]
 pub fn retire<T: ?Sized>(s: &T) {
-    #[cfg(not(loom))]
-    if RECORDING.with(Cell::get) {
-        record((s as *const T).cast::<()>() as usize, AccessKind::Retire);
-    }
-    #[cfg(loom)]
-    let _ = s;
+    probe((s as *const T).cast::<()>(), AccessKind::Retire);
 }
 
+/// The out-of-line part: some thread records; is it this one?
 #[cfg(not(loom))]
 #[cold]
 #[inline(never)]
 fn record(addr: usize, kind: AccessKind) {
-    LOG.with(|log| log.borrow_mut().push(Access { addr, kind }));
+    if RECORDING.with(Cell::get) {
+        LOG.with(|log| log.borrow_mut().push(Access { addr, kind }));
+    }
 }
 
 /// Probe recording on the current thread, from [`Recording::start`] until
@@ -126,6 +150,7 @@ impl Recording {
                 return None;
             }
             LOG.with(|log| log.borrow_mut().clear());
+            RECORDERS.fetch_add(1, Ordering::Relaxed);
         }
         Some(Recording { _not_send: std::marker::PhantomData })
     }
@@ -144,6 +169,7 @@ impl Drop for Recording {
     fn drop(&mut self) {
         #[cfg(not(loom))]
         {
+            RECORDERS.fetch_sub(1, Ordering::Relaxed);
             RECORDING.with(|r| r.set(false));
             LOG.with(|log| log.borrow_mut().clear());
         }

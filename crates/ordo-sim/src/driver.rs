@@ -92,6 +92,9 @@ pub struct SimConfig {
     pub seed: u64,
     /// What idle threads do.
     pub idle: Idle,
+    /// Stop with [`SimError::Budget`] once more tasks than this have run
+    /// (`None`: no limit). Keeps sweeps bounded where a scheduler degenerates.
+    pub max_tasks: Option<u64>,
     /// At most this many points in the invisible-work trace.
     pub trace_points: usize,
 }
@@ -100,7 +103,14 @@ impl SimConfig {
     /// `vthreads` threads, round robin, seed 1, executor-like backoff, 200
     /// trace points.
     pub fn new(vthreads: usize) -> Self {
-        SimConfig { vthreads, policy: Policy::RoundRobin, seed: 1, idle: Idle::Backoff, trace_points: 200 }
+        SimConfig {
+            vthreads,
+            policy: Policy::RoundRobin,
+            seed: 1,
+            idle: Idle::Backoff,
+            max_tasks: None,
+            trace_points: 200,
+        }
     }
 }
 
@@ -336,6 +346,9 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
             self.account_time();
             if progressed {
                 since_progress = 0;
+                if self.cfg.max_tasks.is_some_and(|max| self.m.tasks > max) {
+                    return Err(SimError::Budget { scheduler: spec.to_string(), tasks: self.m.tasks });
+                }
             } else {
                 since_progress += 1;
                 if since_progress > stall_limit {

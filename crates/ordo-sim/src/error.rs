@@ -28,6 +28,14 @@ pub enum SimError {
         /// Of which the handles report as private.
         private: u64,
     },
+    /// The run executed more tasks than [`crate::SimConfig::max_tasks`].
+    #[error("{scheduler}: stopped after {tasks} tasks, over the work budget")]
+    Budget {
+        /// The scheduler spec.
+        scheduler: String,
+        /// Tasks executed when it stopped.
+        tasks: u64,
+    },
     /// A scheduler reported something impossible.
     #[error("{0}")]
     Contract(String),

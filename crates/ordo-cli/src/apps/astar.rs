@@ -135,17 +135,23 @@ impl PreparedApp for AstarApp<'_> {
     }
 
     fn write_out(&self, run: &AppRun, path: &Path) -> anyhow::Result<()> {
-        let result = &output::<AstarOutput>(&*run.output).result;
-        let err = || format!("cannot write {}", path.display());
-        let mut w = BufWriter::new(File::create(path).with_context(err)?);
-        for v in &result.path {
-            writeln!(w, "{v}").with_context(err)?;
-        }
-        match result.distance {
-            Some(d) => writeln!(w, "length {d}"),
-            None => writeln!(w, "length inf"),
-        }
-        .with_context(err)?;
-        w.flush().with_context(err)
+        write_path(path, &output::<AstarOutput>(&*run.output).result)
     }
+}
+
+/// Writes the path, one vertex per line from source to target, then
+/// `length <distance>` (`length inf` and no vertex when unreachable): the
+/// `--out` format of A* (`ordo run`, `ordo sim`).
+pub(crate) fn write_path(path: &Path, result: &AstarResult) -> anyhow::Result<()> {
+    let err = || format!("cannot write {}", path.display());
+    let mut w = BufWriter::new(File::create(path).with_context(err)?);
+    for v in &result.path {
+        writeln!(w, "{v}").with_context(err)?;
+    }
+    match result.distance {
+        Some(d) => writeln!(w, "length {d}"),
+        None => writeln!(w, "length inf"),
+    }
+    .with_context(err)?;
+    w.flush().with_context(err)
 }

@@ -15,10 +15,10 @@ use ordo_graph::Graph;
 use ordo_sched::SchedulerSpec;
 use serde_json::Value;
 
-mod astar;
+pub(crate) mod astar;
 mod mst;
 mod pagerank;
-mod paths;
+pub(crate) mod paths;
 
 /// The algorithms ordo runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]

@@ -157,8 +157,9 @@ fn app_run<L: Label + 'static>(mut stats: RunStats, values: Vec<L>, classify: bo
     AppRun { stats, metrics, work_split, output: Box::new(PathOutput { values, split_per_thread }) }
 }
 
-/// Writes `vertex value` lines (0-based, `inf` when unreachable).
-fn write_values<L: Label>(path: &Path, values: &[L]) -> anyhow::Result<()> {
+/// Writes `vertex value` lines (0-based, `inf` when unreachable): the
+/// `--out` format of SSSP and BFS (`ordo run`, `ordo sim`).
+pub(crate) fn write_values<L: Label>(path: &Path, values: &[L]) -> anyhow::Result<()> {
     let err = || format!("cannot write {}", path.display());
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path).with_context(err)?);
     for (v, &x) in values.iter().enumerate() {

@@ -29,7 +29,7 @@ use crate::apps::{self, AppParams, AppRun, PreparedApp, RefRun};
 use crate::report::RunReport;
 
 mod plan;
-mod record;
+pub(crate) mod record;
 mod summary;
 
 use plan::{Config, Filter, Plan};

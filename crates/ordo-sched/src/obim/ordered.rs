@@ -357,10 +357,13 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
 
     /// The minimum bound over all threads.
     fn global_bound(&self) -> Bound<P::Key> {
+        let rec = probe::recording();
         let others = self.sched.scan_start.iter().enumerate().filter(|&(t, _)| t != self.tid);
         others
             .map(|(_, s)| {
-                probe::read(&**s);
+                if rec {
+                    probe::read(&**s);
+                }
                 self.bound(s.load(Ordering::Relaxed))
             })
             .fold(self.bound(self.scan_start), Bound::min)

@@ -46,8 +46,9 @@
 //! # Probes
 //! Shared structures for [`crate::probe`]: `lmf` (read by every push's key),
 //! the epoch, each thread's counter slot (written by its owner, read by the
-//! checker), the `adapting` flag and the check state (`min_events`, change
-//! counters, trace).
+//! checker), the `adapting` flag and `min_events`. A second access to a
+//! structure within one operation is not probed when it cannot change what
+//! the simulator counts (the thread touched it already in that operation).
 
 use std::sync::Mutex;
 
@@ -241,7 +242,8 @@ impl PmodPolicy {
     pub(crate) fn count_popped(&self, tid: usize, local: &mut PmodLocal) {
         local.total_pops += 1;
         local.same_group_pops += 1;
-        probe::write(self.slot(tid));
+        // No probe: `count_deq` wrote this slot earlier in the same pop, so
+        // this write cannot touch anything another thread wrote since.
         self.slot(tid).total_pops.store(local.total_pops, Ordering::Relaxed);
     }
 
@@ -249,7 +251,7 @@ impl PmodPolicy {
     pub(crate) fn sync_deq(&self, tid: usize, local: &mut PmodLocal) {
         self.sync_epoch(tid, local);
         local.window.sync_deqs += 1;
-        probe::write(self.slot(tid));
+        // No slot probe: `count_deq` wrote it earlier in the same pop.
         self.slot(tid).sync_deqs.store(local.window.sync_deqs, Ordering::Relaxed);
         probe::read(&self.min_events);
         let gate = (self.min_events.load(Ordering::Relaxed) / self.threads).max(1);

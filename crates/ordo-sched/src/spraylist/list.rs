@@ -99,12 +99,17 @@ impl<T> LockFreeSkipList<T> {
     /// way. After it returns, a node with key `key` that was marked at every
     /// level before the call is linked at no level (module docs).
     fn find<'g>(&'g self, key: Key, guard: &'g Guard) -> Position<'g, T> {
+        let rec = probe::recording();
         'retry: loop {
             let mut pos = Position { preds: [&self.head[..]; MAX_LEVEL], succs: [Shared::null(); MAX_LEVEL] };
             let mut pred: &'g Tower<T> = &self.head;
-            probe::read(&self.top);
+            if rec {
+                probe::read(&self.top);
+            }
             for level in (0..self.top.load(Ordering::Acquire)).rev() {
-                probe::read(pred);
+                if rec {
+                    probe::read(pred);
+                }
                 let mut curr = pred[level].load(Ordering::Acquire, guard);
                 if curr.tag() == MARK {
                     // `pred` is being deleted at this level: its successor may
@@ -116,12 +121,16 @@ impl<T> LockFreeSkipList<T> {
                 // not retired before this guard was pinned; same below for
                 // every `curr` reached by an unmarked pointer or a won unlink.
                 while let Some(c) = unsafe { curr.as_ref() } {
-                    probe::read(&*c.next);
+                    if rec {
+                        probe::read(&*c.next);
+                    }
                     let succ = c.next[level].load(Ordering::Acquire, guard);
                     if succ.tag() == MARK {
                         // `c` is deleted at this level: unlink it (help).
                         let unmarked = succ.with_tag(0);
-                        probe::write(pred);
+                        if rec {
+                            probe::write(pred);
+                        }
                         match pred[level].compare_exchange(
                             curr,
                             unmarked,
@@ -269,13 +278,16 @@ impl<T> LockFreeSkipList<T> {
         jump: usize,
         guard: &'g Guard,
     ) -> Option<Shared<'g, Node<T>>> {
+        let rec = probe::recording();
         let mut tower: &'g Tower<T> = &self.head;
         let mut reached = Shared::null();
         for level in (0..height.min(MAX_LEVEL)).rev() {
             let steps = rng.below(jump + 1);
             let mut taken = 0;
             while taken < steps {
-                probe::read(tower);
+                if rec {
+                    probe::read(tower);
+                }
                 let next = tower[level].load(Ordering::Acquire, guard);
                 if next.tag() == MARK {
                     break;
@@ -304,18 +316,25 @@ impl<T> LockFreeSkipList<T> {
     /// `None` only if it met no claimable node; with no other thread inside
     /// the list, every linked node is claimable, so this is then exact.
     pub(crate) fn pop_first(&self, guard: &Guard) -> Option<(Prio, T)> {
+        let rec = probe::recording();
         'retry: loop {
             let mut pred: &Tower<T> = &self.head;
-            probe::read(pred);
+            if rec {
+                probe::read(pred);
+            }
             let mut curr = pred[0].load(Ordering::Acquire, guard);
             // SAFETY: as in `find`: `curr` is always read unmarked from a
             // linked `pred` or installed by our own won unlink CAS.
             while let Some(c) = unsafe { curr.as_ref() } {
-                probe::read(&*c.next);
+                if rec {
+                    probe::read(&*c.next);
+                }
                 let succ = c.next[0].load(Ordering::Acquire, guard);
                 if succ.tag() == MARK {
                     let unmarked = succ.with_tag(0);
-                    probe::write(pred);
+                    if rec {
+                        probe::write(pred);
+                    }
                     match pred[0].compare_exchange(curr, unmarked, Ordering::AcqRel, Ordering::Acquire, guard)
                     {
                         Ok(_) => curr = unmarked,

@@ -4,25 +4,27 @@
 //! each virtual-thread count, as text or as one JSON object per count in the
 //! record format of `ordo bench` (so that `ordo plot` draws it).
 //!
-//! Every run's result is verified against the sequential reference (a
-//! difference is an error); `--out` writes the result of the last count as
-//! `ordo run --out` does.
+//! The application layer (`ordo_algos::app`) prepares the application
+//! (source, default target), runs its sequential reference, verifies every
+//! simulated result against it (a difference is an error) and writes
+//! `--out` (the result of the last count) exactly as for `ordo run`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use ordo_algos::astar::{self, AstarResult, Heuristic, TargetReference};
-use ordo_algos::reference::Reference;
-use ordo_algos::verify::{self, EdgeCost, Label};
+use ordo_algos::app::{Fields, Params, Prepared};
+use ordo_algos::astar::app::Astar;
+use ordo_algos::bfs::app::Bfs;
+use ordo_algos::sssp::app::Sssp;
 use ordo_graph::Graph;
 use ordo_sched::topology::Topology;
 use ordo_sched::SchedulerSpec;
-use ordo_sim::{Idle, Policy, SimConfig, SimError, SimMeasures};
+use ordo_sim::{Idle, Policy, SimConfig, SimError, SimMeasures, Simulated};
 use serde_json::{json, Map, Value};
 
-use crate::apps::{vertex_arg, App};
 use crate::bench::record;
 
 /// The input when neither `--graph` nor `--gen` is given: a road-like graph
@@ -36,9 +38,8 @@ const MAX_VTHREADS: usize = 1 << 16;
 /// Arguments of `ordo sim`.
 #[derive(clap::Args)]
 pub(crate) struct SimArgs {
-    /// The algorithm (sssp, bfs or astar).
-    #[arg(value_enum)]
-    app: App,
+    /// The application: sssp, bfs or astar.
+    app: String,
 
     #[command(flatten)]
     input: crate::input::InputArgs,
@@ -95,73 +96,69 @@ pub(crate) struct SimArgs {
     out: Option<PathBuf>,
 }
 
-/// The sequential reference of the application on this input.
-enum Prepared {
-    Sssp(Reference<u64>),
-    Bfs(Reference<u32>),
-    Astar { target: u32, heuristic: Heuristic, reference: TargetReference },
-}
-
-/// The result of one simulated run.
-enum Outcome {
-    Values64(Vec<u64>),
-    Values32(Vec<u32>),
-    Path(AstarResult),
-}
-
 pub(crate) fn run(args: SimArgs, threads: usize) -> anyhow::Result<()> {
+    match args.app.as_str() {
+        "sssp" => run_app::<Sssp>(&args, threads),
+        "bfs" => run_app::<Bfs>(&args, threads),
+        "astar" => run_app::<Astar>(&args, threads),
+        other => {
+            ordo_algos::app::find(other)?;
+            anyhow::bail!("ordo sim runs sssp, bfs and astar, not {other}")
+        }
+    }
+}
+
+/// Everything `ordo sim` does, for one application.
+fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
     // Check the cheap arguments before loading a possibly large graph.
-    anyhow::ensure!(
-        matches!(args.app, App::Sssp | App::Bfs | App::Astar),
-        "ordo sim runs sssp, bfs and astar, not {}",
-        args.app.name()
-    );
     let spec: SchedulerSpec = args.sched.parse().map_err(|e| anyhow::anyhow!("--sched: {e}"))?;
     let policy: Policy = args.policy.parse()?;
     anyhow::ensure!(!args.vthreads.is_empty(), "--vthreads: give at least one count");
     if let Some(&bad) = args.vthreads.iter().find(|&&v| v == 0 || v > MAX_VTHREADS) {
         anyhow::bail!("--vthreads {bad}: expected 1 to {MAX_VTHREADS}");
     }
-    let mut input = args.input.clone();
-    if input.graph.is_none() && input.gen.is_none() {
-        input.gen = Some(DEFAULT_GEN.to_string());
-    }
-    let graph = crate::input::load_input(&input, threads)?;
-    let graph_name = input.describe();
-    let source = vertex_arg("--source", args.source, &graph)?;
-    let prepared = match args.app {
-        App::Bfs => Prepared::Bfs(ordo_algos::bfs_levels(&graph, source)?),
-        App::Astar => {
-            let target = match args.target {
-                Some(t) => vertex_arg("--target", t, &graph)?,
-                None => astar::far_target(&graph, source)?,
-            };
-            let reference = astar::dijkstra_to_target(&graph, source, target)?;
-            Prepared::Astar { target, heuristic: Heuristic::for_graph(&graph), reference }
-        }
-        _ => Prepared::Sssp(ordo_algos::dijkstra(&graph, source)?),
-    };
     if let Some(x) = args.max_work_increase {
         anyhow::ensure!(
             x.is_finite() && x >= 1.0,
             "--max-work-increase {x}: expected a number of at least 1"
         );
     }
+    let mut params = Params::new().with("source", args.source.to_string());
+    if let Some(t) = args.target {
+        params.set("target", t.to_string());
+    }
+    let mut input = args.input.clone();
+    if input.graph.is_none() && input.gen.is_none() {
+        input.gen = Some(DEFAULT_GEN.to_string());
+    }
+    let graph = Arc::new(crate::input::load_input(&input, threads)?);
+    let graph_name = input.describe();
+    let prepared = Prepared::<A>::new(Arc::clone(&graph), params)?;
+    let reference = prepared.reference()?;
+    let baseline = reference.baseline_tasks.unwrap_or(0);
     let idle = if args.idle == "spin" { Idle::Spin } else { Idle::Backoff };
-    let max_tasks = args.max_work_increase.map(|x| (x * baseline(&prepared).max(1) as f64).ceil() as u64);
+    let max_tasks = args.max_work_increase.map(|x| (x * baseline.max(1) as f64).ceil() as u64);
     let machine = serde_json::to_value(record::Machine::detect())?;
+    let line = Line {
+        args,
+        graph_name: &graph_name,
+        graph: &graph,
+        spec: &spec,
+        policy,
+        app_params: prepared.app().params(),
+    };
+    if !args.json {
+        print!("{}", line.text_header(baseline));
+    }
     let mut last = None;
     let mut over_budget = Vec::new();
-    if !args.json {
-        print!("{}", text_header(&args, &graph_name, &graph, &spec, policy, &prepared));
-    }
     for &vthreads in &args.vthreads {
         let cfg =
             SimConfig { vthreads, policy, seed: args.seed, idle, max_tasks, ..SimConfig::new(vthreads) };
+        let what = || format!("{} on {spec} with {vthreads} virtual threads", args.app);
         let start = Instant::now();
-        let line = Line { args: &args, graph_name: &graph_name, graph: &graph, spec: &spec, policy };
-        let (outcome, measures, checks) = match simulate(&graph, source, &spec, &cfg, &prepared) {
-            Err(e) if matches!(e.downcast_ref::<SimError>(), Some(SimError::Budget { .. })) => {
+        let run = match prepared.app().simulate(&graph, &spec, &cfg) {
+            Err(e @ SimError::Budget { .. }) => {
                 let msg =
                     format!("{e}: work increase over {}", args.max_work_increase.unwrap_or(f64::INFINITY));
                 if args.json {
@@ -172,24 +169,21 @@ pub(crate) fn run(args: SimArgs, threads: usize) -> anyhow::Result<()> {
                 over_budget.push(format!("{vthreads} virtual threads"));
                 continue;
             }
-            other => other
-                .with_context(|| format!("{} on {spec} with {vthreads} virtual threads", args.app.name()))?,
+            other => other.with_context(what)?,
         };
         let sim_time_s = start.elapsed().as_secs_f64();
+        prepared.app().verify(&run.result, &reference.output).with_context(what)?;
         if args.json {
-            let obj = line.record(&cfg, &prepared, &measures, checks, sim_time_s, &machine);
+            let checks = A::checksums(&run.result);
+            let obj = line.record(&cfg, baseline, &run.measures, checks, sim_time_s, &machine);
             println!("{}", Value::Object(obj));
         } else {
-            println!("{}", text_row(vthreads, baseline(&prepared), &measures, sim_time_s));
+            println!("{}", text_row(vthreads, baseline, &run.measures, sim_time_s));
         }
-        last = Some(outcome);
+        last = Some(run.result);
     }
-    if let (Some(path), Some(outcome)) = (&args.out, &last) {
-        match outcome {
-            Outcome::Values64(v) => crate::apps::paths::write_values(path, v)?,
-            Outcome::Values32(v) => crate::apps::paths::write_values(path, v)?,
-            Outcome::Path(r) => crate::apps::astar::write_path(path, r)?,
-        }
+    if let (Some(path), Some(output)) = (&args.out, &last) {
+        crate::output::write_file(path, |w| prepared.app().write_out(output, w))?;
     }
     anyhow::ensure!(
         over_budget.is_empty(),
@@ -199,79 +193,6 @@ pub(crate) fn run(args: SimArgs, threads: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One simulated run of the prepared application, verified against its
-/// reference: the result, the measures and the result's checksums.
-fn simulate(
-    graph: &Graph,
-    source: u32,
-    spec: &SchedulerSpec,
-    cfg: &SimConfig,
-    prepared: &Prepared,
-) -> anyhow::Result<(Outcome, SimMeasures, Map<String, Value>)> {
-    Ok(match prepared {
-        Prepared::Sssp(r) => {
-            let run = ordo_sim::sssp(graph, source, spec, cfg)?;
-            let checks = check_values(graph, source, &r.values, &run.result, EdgeCost::Weights)?;
-            (Outcome::Values64(run.result), run.measures, checks)
-        }
-        Prepared::Bfs(r) => {
-            let run = ordo_sim::bfs(graph, source, spec, cfg)?;
-            let checks = check_values(graph, source, &r.values, &run.result, EdgeCost::Unit)?;
-            (Outcome::Values32(run.result), run.measures, checks)
-        }
-        Prepared::Astar { target, heuristic, reference } => {
-            let run = ordo_sim::astar(graph, source, *target, heuristic, spec, cfg)?;
-            let got = &run.result;
-            let text = |d: Option<u64>| d.map_or("unreachable".to_string(), |d| d.to_string());
-            anyhow::ensure!(
-                got.distance == reference.distance,
-                "distance from {source} to {target}: expected {} (Dijkstra), got {}",
-                text(reference.distance),
-                text(got.distance)
-            );
-            match got.distance {
-                Some(d) => astar::check_path(graph, source, *target, &got.path, d)?,
-                None => anyhow::ensure!(got.path.is_empty(), "a path to an unreachable target"),
-            }
-            let checks = Map::from_iter([
-                ("target".to_string(), json!(target)),
-                ("distance".to_string(), got.distance.map_or(json!("unreachable"), |d| json!(d))),
-                ("path_edges".to_string(), json!(got.path.len().saturating_sub(1))),
-            ]);
-            (Outcome::Path(run.result), run.measures, checks)
-        }
-    })
-}
-
-/// The exact-order baseline: the denominator of the work increase.
-fn baseline(prepared: &Prepared) -> u64 {
-    match prepared {
-        Prepared::Sssp(r) => r.settled,
-        Prepared::Bfs(r) => r.settled,
-        Prepared::Astar { reference, .. } => reference.settled,
-    }
-}
-
-/// Checks distances or levels against the reference (exactly, then the
-/// fixpoint check); returns the checksums `reached`, `max_dist`, `sum_dist`.
-fn check_values<L: Label>(
-    graph: &Graph,
-    source: u32,
-    want: &[L],
-    got: &[L],
-    cost: EdgeCost,
-) -> anyhow::Result<Map<String, Value>> {
-    verify::compare_exact(want, got).context("differs from the sequential reference")?;
-    verify::check_fixpoint(graph, source, got, cost).context("fails the fixpoint check")?;
-    let s = verify::summarize(got);
-    let sum = u64::try_from(s.sum).map_or_else(|_| json!(s.sum.to_string()), |v| json!(v));
-    Ok(Map::from_iter([
-        ("reached".to_string(), json!(s.reached)),
-        ("max_dist".to_string(), json!(s.max)),
-        ("sum_dist".to_string(), sum),
-    ]))
-}
-
 /// What every line of one invocation shares.
 struct Line<'a> {
     args: &'a SimArgs,
@@ -279,6 +200,8 @@ struct Line<'a> {
     graph: &'a Graph,
     spec: &'a SchedulerSpec,
     policy: Policy,
+    /// The application's parameters as it resolved them (`source`, `target`, ...).
+    app_params: Fields,
 }
 
 impl Line<'_> {
@@ -290,7 +213,7 @@ impl Line<'_> {
         };
         put("kind", json!("sim"));
         put("experiment", json!("sim"));
-        put("app", json!(self.args.app.name()));
+        put("app", json!(self.args.app));
         put("input", json!(self.graph_name));
         put("graph", json!(self.graph_name));
         put("n", json!(self.graph.num_vertices()));
@@ -305,13 +228,43 @@ impl Line<'_> {
         put("seed", json!(cfg.seed));
         put("idle", json!(self.args.idle));
         put("sockets", json!(Topology::detect(cfg.vthreads).ok().map(|t| t.num_sockets())));
-        put("source", json!(self.args.source));
         put("peak_rss_bytes", json!(record::peak_rss_bytes()));
         put("machine", machine.clone());
         put("git_rev", json!(record::GIT_REV));
         put("ordo_version", json!(env!("CARGO_PKG_VERSION")));
         put("timestamp", json!(record::timestamp_now()));
+        obj.extend(self.app_params.clone());
         obj
+    }
+
+    /// The text report's header: what is simulated.
+    fn text_header(&self, baseline: u64) -> String {
+        let params: Vec<String> = self.app_params.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        format!(
+            "ordo sim {}: {} (n {}, m {}), {}\nscheduler {}, policy {}, seed {}; exact-order baseline {baseline} \
+             tasks; every result verified\n\
+             {:>8} {:>10} {:>8} {:>10} {:>6} {:>6} {:>7} {:>8} {:>10} {:>9} {:>10} {:>8}\n",
+            self.args.app,
+            self.graph_name,
+            self.graph.num_vertices(),
+            self.graph.num_edges(),
+            params.join(", "),
+            self.spec,
+            self.policy,
+            self.args.seed,
+            "vthreads",
+            "tasks",
+            "work_inc",
+            "rank_mean",
+            "p50",
+            "p90",
+            "p99",
+            "rank_max",
+            "invis_max",
+            "unpub_frac",
+            "touches/t",
+            "time_s",
+        )
     }
 
     /// The record of a run stopped over the work budget.
@@ -328,13 +281,12 @@ impl Line<'_> {
     fn record(
         &self,
         cfg: &SimConfig,
-        prepared: &Prepared,
+        base: u64,
         m: &SimMeasures,
-        checks: Map<String, Value>,
+        checks: Fields,
         sim_time_s: f64,
         machine: &Value,
     ) -> Map<String, Value> {
-        let base = baseline(prepared);
         let per_task = |x: u64| if m.tasks == 0 { 0.0 } else { x as f64 / m.tasks as f64 };
         let counters: BTreeMap<&str, u64> = m.sched_counters.iter().copied().collect();
         let report_counters: BTreeMap<&str, u64> = m.sched_report.counters.iter().copied().collect();
@@ -391,44 +343,6 @@ impl Line<'_> {
         obj.extend(checks);
         obj
     }
-}
-
-/// The text report's header: what is simulated.
-fn text_header(
-    args: &SimArgs,
-    graph_name: &str,
-    graph: &Graph,
-    spec: &SchedulerSpec,
-    policy: Policy,
-    prepared: &Prepared,
-) -> String {
-    let target = match prepared {
-        Prepared::Astar { target, .. } => format!(", target {target}"),
-        _ => String::new(),
-    };
-    format!(
-        "ordo sim {}: {graph_name} (n {}, m {}), source {}{target}\nscheduler {spec}, policy {policy}, seed {}; \
-         exact-order baseline {} tasks; every result verified\n\
-         {:>8} {:>10} {:>8} {:>10} {:>6} {:>6} {:>7} {:>8} {:>10} {:>9} {:>10} {:>8}\n",
-        args.app.name(),
-        graph.num_vertices(),
-        graph.num_edges(),
-        args.source,
-        args.seed,
-        baseline(prepared),
-        "vthreads",
-        "tasks",
-        "work_inc",
-        "rank_mean",
-        "p50",
-        "p90",
-        "p99",
-        "rank_max",
-        "invis_max",
-        "unpub_frac",
-        "touches/t",
-        "time_s",
-    )
 }
 
 /// One text row.

@@ -161,7 +161,8 @@ fn text_report_and_errors() {
         (vec!["sssp", "--gen", ROAD, "--vthreads", "0"], "--vthreads 0"),
         (vec!["sssp", "--gen", ROAD, "--policy", "fair"], "--policy `fair`"),
         (vec!["sssp", "--gen", ROAD, "--sched", "nope"], "unknown scheduler"),
-        (vec!["sssp", "--gen", ROAD, "--source", "3000"], "--source 3000"),
+        (vec!["sssp", "--gen", ROAD, "--source", "3000"], "source 3000: the graph has 3000 vertices"),
+        (vec!["bfs", "--gen", ROAD, "--target", "3"], "target does not apply to bfs"),
     ] {
         let out = ordo().arg("sim").args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?} should fail");

@@ -152,7 +152,7 @@ mod tests {
     }
 }
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
     use loom::thread;

@@ -60,6 +60,7 @@
 //! ```
 
 pub mod app;
+pub mod apps;
 pub mod comm;
 pub mod driver;
 mod error;
@@ -73,6 +74,7 @@ use ordo_graph::{Graph, VertexId};
 use ordo_sched::SchedulerSpec;
 
 pub use app::SimApp;
+pub use apps::Simulated;
 pub use comm::CommStats;
 pub use driver::{simulate, simulate_on, Idle, InvisibleStats, SimConfig, SimMeasures};
 pub use error::SimError;

@@ -2,6 +2,14 @@
 //! distinct out-neighbours other than itself, chosen uniformly at random
 //! (Floyd's sampling), sorted by id, each edge with a uniform weight. The
 //! in-degrees are binomial around `k`; the graph is directed.
+//!
+//! Read as undirected (`transform::symmetrize_simple`) with `k = 4` this is
+//! the "k-graph" of the XWS paper's code (Cong et al., ICPP 2008): every
+//! vertex joined to 4 random others, about `4n` undirected edges, average
+//! degree about 8. (The paper's text calls it "geometric"; its code picks
+//! the neighbours at random, but among the higher ids, with degrees capped
+//! at 20, so its degrees grow with the id; here every vertex draws from all
+//! others and degrees are binomial around `2k`.)
 
 use std::collections::HashSet;
 

@@ -2,6 +2,14 @@
 //! drawn uniformly from `0..n` (target redrawn while it equals the source, so
 //! there are no self loops; parallel edges may occur, as in the multigraph
 //! variant of Erdős–Rényi `G(n, m)`), and a uniform weight.
+//!
+//! Read as undirected and simplified (`transform::symmetrize_simple`, as
+//! the spanning-forest programs do) this is the "Random Graph" of the XWS
+//! paper (Cong et al., ICPP 2008, §1.4: "randomly adding m unique edges"):
+//! its code draws `m = 4n` vertex pairs and drops the repeated ones, as the
+//! simplification does (a handful of pairs at `m = 4n`). The paper's code
+//! also links the components into one; here the isolated vertices and small
+//! components stay, and spanning forests root each.
 
 use rand::RngExt;
 

@@ -2,6 +2,11 @@
 //! vertex has exactly four neighbours (`w, h >= 3` keeps them distinct). Each
 //! undirected edge gets one uniform weight, used in both directions;
 //! coordinates are the planar `(column, row)` positions.
+//!
+//! Vertex `r·w + c` sits at row `r`, column `c` (row-major), so row-wise
+//! neighbours are adjacent in memory and column-wise ones `w` apart: the
+//! "2D Torus" of the XWS work-stealing paper (Cong et al., ICPP 2008, §1.4)
+//! and of its code, where a torus of side `k` has `k²` vertices.
 
 use super::grid::{lattice, lattice_weights};
 use super::LatticeParams;

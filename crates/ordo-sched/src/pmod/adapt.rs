@@ -334,7 +334,7 @@ impl PmodPolicy {
     }
 }
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
     use crate::sync::Arc;

@@ -99,15 +99,24 @@ impl<T> LockFreeSkipList<T> {
     /// way. After it returns, a node with key `key` that was marked at every
     /// level before the call is linked at no level (module docs).
     fn find<'g>(&'g self, key: Key, guard: &'g Guard) -> Position<'g, T> {
-        let rec = probe::recording();
+        if probe::recording() {
+            self.find_probed::<true>(key, guard)
+        } else {
+            self.find_probed::<false>(key, guard)
+        }
+    }
+
+    /// [`LockFreeSkipList::find`], probing every node it reads when `REC`
+    /// (two copies, so that the unprobed one has no test inside its loop).
+    fn find_probed<'g, const REC: bool>(&'g self, key: Key, guard: &'g Guard) -> Position<'g, T> {
         'retry: loop {
             let mut pos = Position { preds: [&self.head[..]; MAX_LEVEL], succs: [Shared::null(); MAX_LEVEL] };
             let mut pred: &'g Tower<T> = &self.head;
-            if rec {
+            if REC {
                 probe::read(&self.top);
             }
             for level in (0..self.top.load(Ordering::Acquire)).rev() {
-                if rec {
+                if REC {
                     probe::read(pred);
                 }
                 let mut curr = pred[level].load(Ordering::Acquire, guard);
@@ -121,14 +130,14 @@ impl<T> LockFreeSkipList<T> {
                 // not retired before this guard was pinned; same below for
                 // every `curr` reached by an unmarked pointer or a won unlink.
                 while let Some(c) = unsafe { curr.as_ref() } {
-                    if rec {
+                    if REC {
                         probe::read(&*c.next);
                     }
                     let succ = c.next[level].load(Ordering::Acquire, guard);
                     if succ.tag() == MARK {
                         // `c` is deleted at this level: unlink it (help).
                         let unmarked = succ.with_tag(0);
-                        if rec {
+                        if REC {
                             probe::write(pred);
                         }
                         match pred[level].compare_exchange(
@@ -278,14 +287,28 @@ impl<T> LockFreeSkipList<T> {
         jump: usize,
         guard: &'g Guard,
     ) -> Option<Shared<'g, Node<T>>> {
-        let rec = probe::recording();
+        if probe::recording() {
+            self.spray_probed::<true>(rng, height, jump, guard)
+        } else {
+            self.spray_probed::<false>(rng, height, jump, guard)
+        }
+    }
+
+    /// The spray, probing every node it reads when `REC`.
+    fn spray_probed<'g, const REC: bool>(
+        &'g self,
+        rng: &mut FastRng,
+        height: usize,
+        jump: usize,
+        guard: &'g Guard,
+    ) -> Option<Shared<'g, Node<T>>> {
         let mut tower: &'g Tower<T> = &self.head;
         let mut reached = Shared::null();
         for level in (0..height.min(MAX_LEVEL)).rev() {
             let steps = rng.below(jump + 1);
             let mut taken = 0;
             while taken < steps {
-                if rec {
+                if REC {
                     probe::read(tower);
                 }
                 let next = tower[level].load(Ordering::Acquire, guard);
@@ -316,23 +339,31 @@ impl<T> LockFreeSkipList<T> {
     /// `None` only if it met no claimable node; with no other thread inside
     /// the list, every linked node is claimable, so this is then exact.
     pub(crate) fn pop_first(&self, guard: &Guard) -> Option<(Prio, T)> {
-        let rec = probe::recording();
+        if probe::recording() {
+            self.pop_first_probed::<true>(guard)
+        } else {
+            self.pop_first_probed::<false>(guard)
+        }
+    }
+
+    /// [`LockFreeSkipList::pop_first`], probing every node it reads when `REC`.
+    fn pop_first_probed<const REC: bool>(&self, guard: &Guard) -> Option<(Prio, T)> {
         'retry: loop {
             let mut pred: &Tower<T> = &self.head;
-            if rec {
+            if REC {
                 probe::read(pred);
             }
             let mut curr = pred[0].load(Ordering::Acquire, guard);
             // SAFETY: as in `find`: `curr` is always read unmarked from a
             // linked `pred` or installed by our own won unlink CAS.
             while let Some(c) = unsafe { curr.as_ref() } {
-                if rec {
+                if REC {
                     probe::read(&*c.next);
                 }
                 let succ = c.next[0].load(Ordering::Acquire, guard);
                 if succ.tag() == MARK {
                     let unmarked = succ.with_tag(0);
-                    if rec {
+                    if REC {
                         probe::write(pred);
                     }
                     match pred[0].compare_exchange(curr, unmarked, Ordering::AcqRel, Ordering::Acquire, guard)

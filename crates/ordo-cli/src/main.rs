@@ -12,6 +12,7 @@ mod cmd_dist;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
+mod cmd_sim;
 mod input;
 mod interrupt;
 mod output;
@@ -47,6 +48,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run an algorithm across ranks: threads of this process, or MPI processes under mpirun.
     Dist(cmd_dist::DistArgs),
+    /// Simulate a scheduler with N virtual threads on one core, deterministically:
+    /// work increase, rank error, invisible work, communication.
+    Sim(cmd_sim::SimArgs),
 }
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::Plot(a) => plot::run(a, threads),
         Command::Bench(a) => bench::run(a, threads),
         Command::Dist(a) => cmd_dist::run(a, cli.threads),
+        Command::Sim(a) => cmd_sim::run(a, threads),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -241,8 +241,9 @@ impl Search<'_> {
 /// A path from `source` to `target` along tight edges of `labels`
 /// (`labels[u] + w = labels[v]`, both finite), found by breadth-first search
 /// from the source; empty if there is none (never after a correct search,
-/// see the module docs).
-fn tight_path(graph: &Graph, labels: &[u64], source: VertexId, target: VertexId) -> Vec<VertexId> {
+/// see the module docs). Public so that other executions of the same
+/// operator (the simulator, `ordo-sim`) rebuild their path the same way.
+pub fn tight_path(graph: &Graph, labels: &[u64], source: VertexId, target: VertexId) -> Vec<VertexId> {
     const NONE: VertexId = VertexId::MAX;
     let mut parent = vec![NONE; graph.num_vertices()];
     parent[source as usize] = source;

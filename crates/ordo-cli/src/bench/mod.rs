@@ -36,7 +36,7 @@ use serde_json::{json, Value};
 use crate::interrupt::interrupted;
 
 mod plan;
-mod record;
+pub(crate) mod record;
 mod summary;
 
 use plan::{Config, Filter, Order, Plan};

@@ -47,6 +47,8 @@ pub(crate) struct Runs {
     pub(crate) failed: usize,
     /// A final line cut short (an interrupted bench), skipped.
     pub(crate) truncated_last_line: bool,
+    /// Simulated runs (`ordo sim`), set aside for [`super::sim`].
+    pub(crate) simulated: usize,
 }
 
 /// Reads `path` (a `runs.jsonl`). A malformed line is an error naming the
@@ -72,6 +74,10 @@ pub(crate) fn read_runs(path: &Path) -> anyhow::Result<Runs> {
             Err(e) => bail!("{}: not a JSON object: {e}", at()),
         };
         let Value::Object(obj) = value else { bail!("{}: not a JSON object", at()) };
+        if super::sim::is_sim_record(&obj) {
+            out.simulated += 1;
+            continue;
+        }
         if obj.contains_key("error") || obj.get("verified") == Some(&Value::Bool(false)) {
             out.failed += 1;
             continue;

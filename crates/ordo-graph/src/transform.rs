@@ -6,7 +6,7 @@
 //! each adjacency list where stated), keeps edge weights with their edges and
 //! carries the coordinates along (relabelled where vertices move).
 
-use crate::csr::{Coordinates, Graph, VertexId, Weight};
+use crate::csr::{Coordinates, EdgeList, Graph, VertexId, Weight};
 
 /// Prefix sums of `counts` into `n + 1` offsets.
 fn offsets_from_counts(counts: &[u64]) -> Vec<u64> {
@@ -186,6 +186,28 @@ pub fn sort_adjacency(g: &Graph) -> Graph {
 /// parallel edges (least weight kept), adjacency lists sorted by target.
 pub fn symmetrize_simple(g: &Graph) -> Graph {
     dedup_edges(&drop_self_loops(&symmetrize(g)))
+}
+
+/// Adds the reverse of every non-loop edge, builds the CSR, then sorts each
+/// adjacency list and drops parallel edges, keeping the least weight
+/// ([`crate::transform::dedup_edges`]). Reversing at the edge-list level
+/// builds the CSR once instead of twice.
+pub(crate) fn symmetrize_edge_list(mut el: EdgeList) -> crate::Result<Graph> {
+    let m = el.len();
+    let loops = el.src.iter().zip(&el.dst).filter(|(u, v)| u == v).count();
+    el.src.reserve_exact(m - loops);
+    el.dst.reserve_exact(m - loops);
+    if let Some(w) = &mut el.weights {
+        w.reserve_exact(m - loops);
+    }
+    for i in 0..m {
+        let (u, v) = (el.src[i], el.dst[i]);
+        if u != v {
+            let w = el.weights.as_ref().map_or(0, |w| w[i]);
+            el.push(v, u, w);
+        }
+    }
+    Ok(dedup_edges(&el.into_graph()?))
 }
 
 /// Relabels the vertices: vertex `v` becomes `new_id[v]`, which must be a
@@ -381,5 +403,18 @@ mod tests {
         assert!(d.union(1, 4));
         assert_eq!(d.set_size(3), 4);
         assert_eq!(d.set_size(2), 1);
+    }
+
+    #[test]
+    fn symmetrize_edge_list_adds_reverse_and_drops_parallel_edges() {
+        let mut el = EdgeList::new(3, true);
+        for (u, v, w) in [(0, 1, 5), (1, 0, 3), (1, 2, 7), (2, 2, 1)] {
+            el.push(u, v, w);
+        }
+        let g = symmetrize_edge_list(el).unwrap();
+        assert_eq!(
+            g.edges().collect::<Vec<_>>(),
+            vec![(0, 1, 3), (1, 0, 3), (1, 2, 7), (2, 1, 7), (2, 2, 1)]
+        );
     }
 }

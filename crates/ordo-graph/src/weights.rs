@@ -9,12 +9,91 @@
 //! symmetrized before or after. Uniform weights: a `Xoshiro256PlusPlus`
 //! seeded from `seed` mixed with the pair draws one value in `lo..=hi`.
 
+use std::fmt;
+use std::str::FromStr;
+
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::csr::{CoordSystem, Coordinates, Graph, VertexId, Weight};
 use crate::error::{GraphError, Result};
-use crate::load::WeightSpec;
+
+/// How to weight the edges of a loaded graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WeightSpec {
+    /// Keep the file's weights; an unweighted file gives an unweighted graph.
+    #[default]
+    Keep,
+    /// Every edge weighs 1 (replaces existing weights).
+    Unit,
+    /// Seeded uniform random weights in `lo..=hi` (replaces existing
+    /// weights), the same for both directions of an edge; see
+    /// [`crate::weights::uniform_pair_weight`].
+    Uniform {
+        /// Smallest weight.
+        lo: Weight,
+        /// Largest weight (inclusive).
+        hi: Weight,
+        /// Random seed.
+        seed: u64,
+    },
+    /// `max(1, round(length))` of the edge from the vertex coordinates
+    /// (Euclidean for planar coordinates, great-circle metres for DIMACS
+    /// longitude/latitude); replaces existing weights.
+    Euclidean,
+    /// Like [`WeightSpec::Euclidean`] but `max(1, ceil(length))`, the
+    /// convention of the DIMACS-10 road graphs' checked facts.
+    EuclideanCeil,
+}
+
+impl FromStr for WeightSpec {
+    type Err = String;
+
+    /// Parses `keep`, `unit`, `uniform:LO..HI[:seed=S]` (seed 1 by default),
+    /// `euclid` (or `euclidean`) and `euclid-ceil`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let bad = || {
+            format!(
+                "bad weight spec '{s}' (expected keep, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil)"
+            )
+        };
+        match s {
+            "keep" => return Ok(WeightSpec::Keep),
+            "unit" => return Ok(WeightSpec::Unit),
+            "euclid" | "euclidean" => return Ok(WeightSpec::Euclidean),
+            "euclid-ceil" | "euclidean-ceil" => return Ok(WeightSpec::EuclideanCeil),
+            _ => {}
+        }
+        let rest = s.strip_prefix("uniform:").ok_or_else(bad)?;
+        let mut parts = rest.split(':');
+        let range = parts.next().ok_or_else(bad)?;
+        let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
+        let hi = hi.strip_prefix('=').unwrap_or(hi);
+        let lo: Weight = lo.parse().map_err(|_| bad())?;
+        let hi: Weight = hi.parse().map_err(|_| bad())?;
+        if lo > hi {
+            return Err(format!("bad weight spec '{s}': {lo} > {hi}"));
+        }
+        let mut seed = 1u64;
+        for p in parts {
+            let v = p.strip_prefix("seed=").ok_or_else(bad)?;
+            seed = v.parse().map_err(|_| bad())?;
+        }
+        Ok(WeightSpec::Uniform { lo, hi, seed })
+    }
+}
+
+impl fmt::Display for WeightSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightSpec::Keep => f.write_str("keep"),
+            WeightSpec::Unit => f.write_str("unit"),
+            WeightSpec::Uniform { lo, hi, seed } => write!(f, "uniform:{lo}..{hi}:seed={seed}"),
+            WeightSpec::Euclidean => f.write_str("euclid"),
+            WeightSpec::EuclideanCeil => f.write_str("euclid-ceil"),
+        }
+    }
+}
 
 /// Mean Earth radius in metres (IUGG), for great-circle lengths.
 pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
@@ -177,5 +256,23 @@ mod tests {
         // Paris (2.3522E, 48.8566N) to London (0.1276W, 51.5072N): about 343.5 km.
         let d = haversine_m(2.3522e6, 48.8566e6, -0.1276e6, 51.5072e6);
         assert!((d - 343_500.0).abs() < 1_500.0, "{d}");
+    }
+
+    #[test]
+    fn parses_weight_specs() {
+        assert_eq!("keep".parse(), Ok(WeightSpec::Keep));
+        assert_eq!("unit".parse(), Ok(WeightSpec::Unit));
+        assert_eq!("euclid".parse(), Ok(WeightSpec::Euclidean));
+        assert_eq!("euclid-ceil".parse(), Ok(WeightSpec::EuclideanCeil));
+        assert_eq!("uniform:1..100000".parse(), Ok(WeightSpec::Uniform { lo: 1, hi: 100000, seed: 1 }));
+        assert_eq!("uniform:1..=9:seed=42".parse(), Ok(WeightSpec::Uniform { lo: 1, hi: 9, seed: 42 }));
+        for bad in ["uniform:9..1", "uniform:1-2", "uniform:1..2:s=1", "heavy"] {
+            assert!(bad.parse::<WeightSpec>().is_err(), "{bad}");
+        }
+        for spec in
+            [WeightSpec::Keep, WeightSpec::Uniform { lo: 3, hi: 4, seed: 5 }, WeightSpec::EuclideanCeil]
+        {
+            assert_eq!(spec.to_string().parse(), Ok(spec));
+        }
     }
 }

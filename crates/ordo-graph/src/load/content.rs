@@ -1,0 +1,119 @@
+//! The bytes of an input file: memory-mapped when uncompressed, inflated
+//! into memory when gzip-compressed, with the pages already parsed released
+//! as parsing goes.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{GraphError, Result};
+
+/// Pages of a mapped file are released in multiples of this (a multiple of
+/// every page size in use).
+const RELEASE_GRANULE: usize = 1 << 21;
+
+/// The first two bytes of every gzip stream.
+pub(super) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The bytes of a file: mapped when uncompressed, decompressed into memory
+/// when gzip-compressed (detected by the magic bytes `1f 8b`).
+pub(super) enum FileBytes<'a> {
+    Mapped(memmap2::Mmap),
+    Owned { bytes: Vec<u8>, compressed: bool },
+    Borrowed(&'a [u8]),
+}
+
+impl FileBytes<'static> {
+    pub(super) fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
+        let len = file.metadata().map_err(|e| GraphError::io(path, e))?.len();
+        if len == 0 {
+            return Err(GraphError::file(path, "empty file"));
+        }
+        // SAFETY: the map is read-only and lives only while the file is
+        // parsed. Mapping is sound as long as no other process truncates or
+        // rewrites the file meanwhile; like every mmap-based reader we
+        // document that requirement (see `LoadOptions`) rather than copy.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| GraphError::io(path, e))?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        if map.starts_with(&GZIP_MAGIC) {
+            let bytes = gunzip(path, &map)?;
+            if bytes.is_empty() {
+                return Err(GraphError::file(path, "empty file (after decompression)"));
+            }
+            return Ok(FileBytes::Owned { bytes, compressed: true });
+        }
+        Ok(FileBytes::Mapped(map))
+    }
+}
+
+impl FileBytes<'_> {
+    pub(super) fn bytes(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Owned { bytes, .. } => bytes,
+            FileBytes::Borrowed(b) => b,
+        }
+    }
+
+    /// Drops the pages of a mapped file below byte `parsed` from memory, so
+    /// that the resident size while parsing is the edge list plus a window
+    /// of the file rather than the whole file. No effect on other contents.
+    pub(super) fn release_before(&self, parsed: usize) {
+        if let FileBytes::Mapped(map) = self {
+            let end = parsed.min(map.len()) & !(RELEASE_GRANULE - 1);
+            if end > 0 {
+                // SAFETY: the map is a read-only shared mapping of a file.
+                // MADV_DONTNEED only drops its clean pages; a later access
+                // (e.g. counting lines for an error message) faults them
+                // back in from the file with the same content. Borrowed
+                // slices stay valid: the mapping itself is untouched.
+                let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
+            }
+        }
+    }
+
+    pub(super) fn was_compressed(&self) -> bool {
+        matches!(self, FileBytes::Owned { compressed: true, .. })
+    }
+}
+
+/// Decompresses a (possibly multi-member) gzip stream; a corrupt or
+/// truncated stream is an error naming the compressed byte offset reached.
+pub(super) fn gunzip(path: &Path, compressed: &[u8]) -> Result<Vec<u8>> {
+    let mut counted = CountingReader { inner: compressed, consumed: 0 };
+    let mut out = Vec::with_capacity(compressed.len().saturating_mul(4).min(1 << 32));
+    let mut decoder = flate2::read::MultiGzDecoder::new(&mut counted);
+    match decoder.read_to_end(&mut out) {
+        Ok(_) => Ok(out),
+        Err(e) => {
+            drop(decoder);
+            Err(GraphError::binary(path, counted.consumed, format!("corrupt or truncated gzip data: {e}")))
+        }
+    }
+}
+
+/// A reader that counts the bytes handed out (to locate gzip errors).
+struct CountingReader<'a> {
+    inner: &'a [u8],
+    consumed: u64,
+}
+
+impl Read for CountingReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.consumed += k as u64;
+        Ok(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_errors_name_an_offset() {
+        let e = gunzip(Path::new("x.gz"), &[0x1f, 0x8b, 8, 0, 0]).unwrap_err().to_string();
+        assert!(e.starts_with("x.gz: byte "), "{e}");
+    }
+}

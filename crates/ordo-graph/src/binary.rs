@@ -45,7 +45,7 @@
 //! while a graph loaded from it is alive.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -540,10 +540,11 @@ pub fn write_to<W: Write>(g: &Graph, mut out: W) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes `g` to `path` in the `.ordo` format.
+/// Writes `g` to `path` in the `.ordo` format, atomically: readers of the
+/// old file (which may have it mapped) keep the old content, and a failed
+/// write leaves the old file in place (see [`crate::output`]).
 pub fn write(g: &Graph, path: &Path) -> Result<()> {
-    let file = File::create(path).map_err(|e| GraphError::io(path, e))?;
-    write_to(g, BufWriter::with_capacity(1 << 20, file)).map_err(|e| GraphError::io(path, e))
+    crate::output::write_atomically(path, |out| write_to(g, out))
 }
 
 /// The `.ordo` image of `g` as bytes.

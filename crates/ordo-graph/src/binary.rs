@@ -44,7 +44,6 @@
 //! shared map (see [`crate::storage::Buf`]). The file must not be modified
 //! while a graph loaded from it is alive.
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -52,7 +51,7 @@ use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::csr::{CoordSystem, Coordinates, Graph};
-use crate::error::{GraphError, Result};
+use crate::error::{open_input, GraphError, Result};
 use crate::storage::{Buf, Plain};
 
 /// The 8 bytes every `.ordo` file starts with.
@@ -271,8 +270,14 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
 
 /// Reads only the header of a `.ordo` file (cheap: no array is touched).
 pub fn read_header(path: &Path) -> Result<Header> {
-    let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
-    parse_header(path, &bytes).map(|(h, _)| h)
+    let (file, len) = open_input(path, "an .ordo graph file")?;
+    if len == 0 {
+        return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
+    }
+    // SAFETY: read-only map, released before returning; the module docs
+    // require that the file is not modified while it is read.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| GraphError::io(path, e))?;
+    parse_header(path, &map).map(|(h, _)| h)
 }
 
 /// The structural CSR checks, on slices already sized by the header.
@@ -393,8 +398,7 @@ pub fn load(path: &Path) -> Result<Graph> {
 
 /// Loads a `.ordo` file zero-copy through `mmap` with the chosen checks.
 pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
-    let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
-    let len = file.metadata().map_err(|e| GraphError::io(path, e))?.len();
+    let (file, len) = open_input(path, "an .ordo graph file")?;
     if len == 0 {
         return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
     }

@@ -2,11 +2,10 @@
 //! into memory when gzip-compressed, with the pages already parsed released
 //! as parsing goes.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use crate::error::{GraphError, Result};
+use crate::error::{open_input, GraphError, Result};
 
 /// Pages of a mapped file are released in multiples of this (a multiple of
 /// every page size in use).
@@ -24,9 +23,9 @@ pub(super) enum FileBytes<'a> {
 }
 
 impl FileBytes<'static> {
-    pub(super) fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
-        let len = file.metadata().map_err(|e| GraphError::io(path, e))?.len();
+    /// Opens `path` (`what` it should be, for the error on a directory).
+    pub(super) fn open(path: &Path, what: &str) -> Result<Self> {
+        let (file, len) = open_input(path, what)?;
         if len == 0 {
             return Err(GraphError::file(path, "empty file"));
         }

@@ -12,7 +12,7 @@ use crate::read;
 /// Reads a coordinate file for a graph of `n` vertices: DIMACS `.co` when
 /// its first significant line starts with `c` or `p`, `.xyz` otherwise.
 pub fn load_coords(path: &Path, n: usize) -> Result<Coordinates> {
-    let content = FileBytes::open(path)?;
+    let content = FileBytes::open(path, "a coordinate file")?;
     parse_coords(path, content.bytes(), n)
 }
 

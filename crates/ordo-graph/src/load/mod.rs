@@ -75,7 +75,7 @@ impl fmt::Debug for LoadOptions {
 /// Uncompressed files are memory-mapped while they are parsed: the file
 /// must not be truncated or rewritten meanwhile.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
-    let content = FileBytes::open(path)?;
+    let content = FileBytes::open(path, "a graph file")?;
     let bytes = content.bytes();
     let format = match opts.format {
         Some(f) => f,

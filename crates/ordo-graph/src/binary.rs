@@ -52,6 +52,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::csr::{CoordSystem, Coordinates, Graph};
 use crate::error::{open_input, GraphError, Result};
+use crate::memory::{self, GraphShape};
 use crate::storage::{Buf, Plain};
 
 /// The 8 bytes every `.ordo` file starts with.
@@ -268,6 +269,29 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
     Ok((header, layout))
 }
 
+/// The shape and the file length announced by the `.ordo` header at the
+/// start of `prefix` (at least [`HEADER_LEN`] bytes with the magic; the
+/// checksums are not verified). Used to check memory before mapping or
+/// decoding a file, and to bound the inflation of a compressed one.
+pub(crate) fn announced(prefix: &[u8]) -> Option<(GraphShape, u64)> {
+    if prefix.len() < HEADER_LEN || !has_magic(prefix) {
+        return None;
+    }
+    let flags = read_u32(prefix, AT_FLAGS);
+    let header = Header {
+        version: read_u32(prefix, AT_VERSION),
+        weighted: flags & FLAG_WEIGHTED != 0,
+        coords: (flags & FLAG_COORDS != 0).then_some(CoordSystem::Planar),
+        n: read_u64(prefix, AT_N),
+        m: read_u64(prefix, AT_M),
+        payload_checksum: 0,
+    };
+    let layout = Layout::of(&header)?;
+    let shape =
+        GraphShape { n: header.n, m: header.m, weighted: header.weighted, coords: header.coords.is_some() };
+    Some((shape, layout.end as u64))
+}
+
 /// Reads only the header of a `.ordo` file (cheap: no array is touched).
 pub fn read_header(path: &Path) -> Result<Header> {
     let (file, len) = open_input(path, "an .ordo graph file")?;
@@ -402,6 +426,9 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
     if len == 0 {
         return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
     }
+    // The map is populated up front: the whole file must fit in memory.
+    memory::check(len, || format!("mapping the {} bytes of {}", len, path.display()))
+        .map_err(|e| GraphError::binary(path, 0, e.to_string()))?;
     if cfg!(target_endian = "big") {
         let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
         return from_bytes_checked(path, &bytes, check);

@@ -7,6 +7,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::memory::MemoryError;
+
 /// An error from reading, validating, building or writing a graph.
 #[derive(Debug, thiserror::Error)]
 pub enum GraphError {
@@ -50,6 +52,9 @@ pub enum GraphError {
         /// The underlying error.
         error: io::Error,
     },
+    /// Not enough memory for what an input asks (see [`crate::memory`]).
+    #[error("{0}")]
+    Memory(MemoryError),
     /// A graph built in memory violates an invariant of the CSR format.
     #[error("invalid graph: {0}")]
     Invalid(String),
@@ -109,3 +114,9 @@ pub(crate) fn open_input(path: &Path, what: &str) -> Result<(std::fs::File, u64)
 
 /// Result type of this crate.
 pub type Result<T, E = GraphError> = std::result::Result<T, E>;
+
+impl From<MemoryError> for GraphError {
+    fn from(e: MemoryError) -> Self {
+        GraphError::Memory(e)
+    }
+}

@@ -11,6 +11,7 @@ pub mod csr;
 pub mod error;
 pub mod gen;
 pub mod load;
+pub mod memory;
 pub mod output;
 mod read;
 pub mod stats;

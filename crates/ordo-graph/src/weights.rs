@@ -17,6 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::csr::{CoordSystem, Coordinates, Graph, VertexId, Weight};
 use crate::error::{GraphError, Result};
+use crate::memory::{try_filled, try_reserve_exact};
 
 /// How to weight the edges of a loaded graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -106,12 +107,12 @@ pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
 pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
     let weights: Vec<Weight> = match *spec {
         WeightSpec::Keep => return Ok(()),
-        WeightSpec::Unit => vec![1; graph.num_edges()],
+        WeightSpec::Unit => try_filled(1, graph.num_edges(), "unit weights")?,
         WeightSpec::Uniform { lo, hi, seed } => {
             if lo > hi {
                 return Err(GraphError::Invalid(format!("uniform weights need lo <= hi, got {lo}..{hi}")));
             }
-            per_edge(graph, |u, v| uniform_pair_weight(seed, lo, hi, u, v))
+            per_edge(graph, |u, v| uniform_pair_weight(seed, lo, hi, u, v))?
         }
         WeightSpec::Euclidean | WeightSpec::EuclideanCeil => {
             let Some(coords) = graph.coords() else {
@@ -121,21 +122,22 @@ pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
             };
             let rounding =
                 if matches!(spec, WeightSpec::EuclideanCeil) { Rounding::Ceil } else { Rounding::Nearest };
-            per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))
+            per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))?
         }
     };
     graph.set_weights(weights)
 }
 
 /// One weight per edge in CSR order from `f(source, target)`.
-fn per_edge(graph: &Graph, mut f: impl FnMut(VertexId, VertexId) -> Weight) -> Vec<Weight> {
-    let mut out = Vec::with_capacity(graph.num_edges());
+fn per_edge(graph: &Graph, mut f: impl FnMut(VertexId, VertexId) -> Weight) -> Result<Vec<Weight>> {
+    let mut out = Vec::new();
+    try_reserve_exact(&mut out, graph.num_edges(), "the new edge weights")?;
     for u in 0..graph.num_vertices() as VertexId {
         for &v in graph.neighbors(u) {
             out.push(f(u, v));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The uniform random weight in `lo..=hi` of the edge `{u, v}` for `seed`

@@ -7,11 +7,14 @@ use rand::RngExt;
 
 use super::{build_csr, par_fill, stream_rng, RandomParams, EDGES_PER_STREAM};
 use crate::csr::Graph;
+use crate::memory::{try_filled, MemoryError};
 
 /// Generates the random graph on `threads` threads.
-pub(crate) fn generate(p: &RandomParams, threads: usize) -> Graph {
+pub(crate) fn generate(p: &RandomParams, threads: usize) -> Result<Graph, MemoryError> {
     let (n, m) = (p.n as usize, p.m as usize);
-    let (mut src, mut dst, mut wts) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+    let mut src = try_filled(0u32, m, "the generated sources")?;
+    let mut dst = try_filled(0u32, m, "the generated targets")?;
+    let mut wts = try_filled(0u32, m, "the generated weights")?;
     let hi = (p.n.max(1) - 1) as u32;
     let wr = p.weights;
     par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
@@ -27,5 +30,5 @@ pub(crate) fn generate(p: &RandomParams, threads: usize) -> Graph {
             *w = rng.random_range(wr.lo..=wr.hi);
         }
     });
-    build_csr(n, &src, &dst, &wts, false, false, threads)
+    Ok(build_csr(n, &src, &dst, &wts, false, false, threads))
 }

@@ -17,16 +17,17 @@ use rand::{Rng, RngExt};
 
 use super::{build_csr, par_fill, stream_rng, RmatParams, EDGES_PER_STREAM};
 use crate::csr::Graph;
+use crate::memory::{try_filled, MemoryError};
 
 /// Generates the R-MAT / Kronecker graph on `threads` threads.
-pub(crate) fn generate(p: &RmatParams, threads: usize) -> Graph {
+pub(crate) fn generate(p: &RmatParams, threads: usize) -> Result<Graph, MemoryError> {
     let n = 1usize << p.scale;
     let m = n * p.edge_factor as usize;
     let to_u32 = |x: f64| (x.clamp(0.0, 1.0) * 4_294_967_296.0).min(4_294_967_295.0) as u64;
     let (ta, tab, tabc) = (to_u32(p.a), to_u32(p.a + p.b), to_u32(p.a + p.b + p.c));
-    let mut src = vec![0u32; m];
-    let mut dst = vec![0u32; m];
-    let mut wts = vec![0u32; m];
+    let mut src = try_filled(0u32, m, "the generated sources")?;
+    let mut dst = try_filled(0u32, m, "the generated targets")?;
+    let mut wts = try_filled(0u32, m, "the generated weights")?;
     let scale = p.scale;
     let wr = p.weights;
     par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
@@ -66,5 +67,5 @@ pub(crate) fn generate(p: &RmatParams, threads: usize) -> Graph {
             relabel(&mut dst);
         });
     }
-    build_csr(n, &src, &dst, &wts, p.symmetric, p.simple, threads)
+    Ok(build_csr(n, &src, &dst, &wts, p.symmetric, p.simple, threads))
 }

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::{grid, kgraph, random, rmat, road, torus};
 use crate::csr::Graph;
+use crate::memory::{self, GraphShape};
 
 /// A spec string that does not parse or names impossible parameters.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -229,17 +230,89 @@ impl GenSpec {
     }
 
     /// Generates the graph on `threads` threads.
+    ///
+    /// Refuses, before allocating, a graph whose generation needs more
+    /// memory than the budget ([`GenSpec::memory_needed`],
+    /// [`crate::memory::check`]).
     pub fn generate_with_threads(&self, threads: usize) -> Result<Graph, GenError> {
-        self.validate().map_err(|msg| GenError { spec: self.to_string(), msg })?;
+        let err = |msg: String| GenError { spec: self.to_string(), msg };
+        self.validate().map_err(err)?;
+        memory::check(self.memory_needed(), || "generating it".to_string())
+            .map_err(|e| err(e.to_string()))?;
         let threads = threads.max(1);
-        Ok(match self {
+        let graph = match self {
             GenSpec::Road(r) => road::generate(r),
-            GenSpec::Rmat(r) | GenSpec::Kron(r) => rmat::generate(r, threads),
+            GenSpec::Rmat(r) | GenSpec::Kron(r) => {
+                rmat::generate(r, threads).map_err(|e| err(e.to_string()))?
+            }
             GenSpec::Torus(l) => torus::generate(l),
             GenSpec::Grid(l) => grid::generate(l),
-            GenSpec::Random(r) => random::generate(r, threads),
-            GenSpec::KGraph(r) => kgraph::generate(r, threads),
-        })
+            GenSpec::Random(r) => random::generate(r, threads).map_err(|e| err(e.to_string()))?,
+            GenSpec::KGraph(r) => kgraph::generate(r, threads).map_err(|e| err(e.to_string()))?,
+        };
+        Ok(graph)
+    }
+
+    /// The shape of the generated graph: `n`, and `m` before any self loop
+    /// or parallel edge is dropped (an upper bound for `kron` and simple
+    /// `rmat`); always weighted; coordinates for `road`, `grid`, `torus`.
+    pub fn shape(&self) -> GraphShape {
+        let shape = |n: u64, m: u64, coords: bool| GraphShape { n, m, weighted: true, coords };
+        match self {
+            GenSpec::Road(r) => shape(r.n, road_edges(r), true),
+            GenSpec::Rmat(r) | GenSpec::Kron(r) => shape(1u64 << r.scale.min(63), rmat_slots(r), false),
+            GenSpec::Torus(l) | GenSpec::Grid(l) => {
+                let n = l.w.saturating_mul(l.h);
+                shape(n, n.saturating_mul(4), true)
+            }
+            GenSpec::Random(r) => shape(r.n, r.m, false),
+            GenSpec::KGraph(r) => shape(r.n, r.n.saturating_mul(r.k), false),
+        }
+    }
+
+    /// The peak memory of generating the graph, in bytes, from the arrays
+    /// each generator holds at once (`n` vertices, `m` edges as in
+    /// [`GenSpec::shape`], `m0` generated edges):
+    ///
+    /// * `road`: points, candidate edges, union-find (`34 n`), then points,
+    ///   flags and the CSR (`26 n + 8 m`);
+    /// * `grid`, `torus`: edge weights and the CSR with coordinates (`64 n`);
+    /// * `rmat`, `kron`: the generated endpoints and weights (`12 m0`), the
+    ///   offsets and cursors (`16 n`), the scattered edges (`8 m`) and, when
+    ///   simple, the deduplicated copy and its counts (`8 m + 8 n`);
+    /// * `random`: `12 m` generated, `16 n + 8 m` while building the CSR;
+    /// * `kgraph`: `12 m` generated, `8 n` offsets.
+    pub fn memory_needed(&self) -> u64 {
+        let GraphShape { n, m, .. } = self.shape();
+        let sum = |terms: &[u64]| terms.iter().fold(0u64, |a, &t| a.saturating_add(t));
+        match self {
+            GenSpec::Road(_) => n.saturating_mul(34).max(sum(&[n.saturating_mul(26), m.saturating_mul(8)])),
+            GenSpec::Torus(_) | GenSpec::Grid(_) => n.saturating_mul(64),
+            GenSpec::Rmat(r) | GenSpec::Kron(r) => {
+                let generated = n.saturating_mul(r.edge_factor).saturating_mul(12);
+                let dedup = if r.simple { sum(&[m.saturating_mul(8), n.saturating_mul(8)]) } else { 0 };
+                sum(&[generated, n.saturating_mul(16), m.saturating_mul(8), dedup])
+            }
+            GenSpec::Random(_) => sum(&[m.saturating_mul(20), n.saturating_mul(16)]),
+            GenSpec::KGraph(_) => sum(&[m.saturating_mul(12), n.saturating_mul(8)]),
+        }
+    }
+}
+
+/// Directed edges of a road graph: about `deg · n`, with the 1% margin the
+/// generator reserves.
+fn road_edges(r: &RoadParams) -> u64 {
+    (r.avg_degree * r.n as f64 * 1.01) as u64 + 4
+}
+
+/// Directed edge slots of an R-MAT graph: `ef · 2^scale`, doubled when
+/// symmetric.
+fn rmat_slots(r: &RmatParams) -> u64 {
+    let m0 = (1u64 << r.scale.min(63)).saturating_mul(r.edge_factor);
+    if r.symmetric {
+        m0.saturating_mul(2)
+    } else {
+        m0
     }
 }
 

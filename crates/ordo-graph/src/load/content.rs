@@ -2,9 +2,9 @@
 //! into memory when gzip-compressed, with the pages already parsed released
 //! as parsing goes.
 
-use std::io::Read;
 use std::path::Path;
 
+use super::inflate::{inflate, Expect};
 use crate::error::{open_input, GraphError, Result};
 
 /// Pages of a mapped file are released in multiples of this (a multiple of
@@ -23,8 +23,9 @@ pub(super) enum FileBytes<'a> {
 }
 
 impl FileBytes<'static> {
-    /// Opens `path` (`what` it should be, for the error on a directory).
-    pub(super) fn open(path: &Path, what: &str) -> Result<Self> {
+    /// Opens `path` (`what` it should be, for the error on a directory);
+    /// a gzip file is inflated within the bounds of [`inflate`].
+    pub(super) fn open(path: &Path, what: &str, expect: Expect) -> Result<Self> {
         let (file, len) = open_input(path, what)?;
         if len == 0 {
             return Err(GraphError::file(path, "empty file"));
@@ -36,7 +37,7 @@ impl FileBytes<'static> {
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| GraphError::io(path, e))?;
         let _ = map.advise(memmap2::Advice::Sequential);
         if map.starts_with(&GZIP_MAGIC) {
-            let bytes = gunzip(path, &map)?;
+            let bytes = inflate(path, &map, expect)?;
             if bytes.is_empty() {
                 return Err(GraphError::file(path, "empty file (after decompression)"));
             }
@@ -72,47 +73,12 @@ impl FileBytes<'_> {
         }
     }
 
+    /// Whether the bytes are a map of the file (not held on the heap).
+    pub(super) fn is_mapped(&self) -> bool {
+        matches!(self, FileBytes::Mapped(_))
+    }
+
     pub(super) fn was_compressed(&self) -> bool {
         matches!(self, FileBytes::Owned { compressed: true, .. })
-    }
-}
-
-/// Decompresses a (possibly multi-member) gzip stream; a corrupt or
-/// truncated stream is an error naming the compressed byte offset reached.
-pub(super) fn gunzip(path: &Path, compressed: &[u8]) -> Result<Vec<u8>> {
-    let mut counted = CountingReader { inner: compressed, consumed: 0 };
-    let mut out = Vec::with_capacity(compressed.len().saturating_mul(4).min(1 << 32));
-    let mut decoder = flate2::read::MultiGzDecoder::new(&mut counted);
-    match decoder.read_to_end(&mut out) {
-        Ok(_) => Ok(out),
-        Err(e) => {
-            drop(decoder);
-            Err(GraphError::binary(path, counted.consumed, format!("corrupt or truncated gzip data: {e}")))
-        }
-    }
-}
-
-/// A reader that counts the bytes handed out (to locate gzip errors).
-struct CountingReader<'a> {
-    inner: &'a [u8],
-    consumed: u64,
-}
-
-impl Read for CountingReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.inner.read(buf)?;
-        self.consumed += k as u64;
-        Ok(k)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gzip_errors_name_an_offset() {
-        let e = gunzip(Path::new("x.gz"), &[0x1f, 0x8b, 8, 0, 0]).unwrap_err().to_string();
-        assert!(e.starts_with("x.gz: byte "), "{e}");
     }
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::content::FileBytes;
 use super::format::{strip_gz, Format};
+use super::inflate::Expect;
 use crate::csr::Coordinates;
 use crate::error::Result;
 use crate::read;
@@ -12,7 +13,7 @@ use crate::read;
 /// Reads a coordinate file for a graph of `n` vertices: DIMACS `.co` when
 /// its first significant line starts with `c` or `p`, `.xyz` otherwise.
 pub fn load_coords(path: &Path, n: usize) -> Result<Coordinates> {
-    let content = FileBytes::open(path, "a coordinate file")?;
+    let content = FileBytes::open(path, "a coordinate file", Expect::Coords(n))?;
     parse_coords(path, content.bytes(), n)
 }
 

@@ -13,6 +13,7 @@
 mod content;
 mod coords;
 mod format;
+mod inflate;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,12 @@ pub use self::coords::{load_coords, parse_coords, sibling_coords};
 pub use self::format::{detect_format, Format};
 pub use crate::weights::WeightSpec;
 
-use self::content::{gunzip, FileBytes, GZIP_MAGIC};
+use self::content::{FileBytes, GZIP_MAGIC};
+use self::inflate::{inflate, Expect};
 use crate::csr::Graph;
-use crate::error::Result;
-use crate::read::{self, edgelist::Flavor, ReadOptions};
+use crate::error::{GraphError, Result};
+use crate::memory::{self, LoadPlan, WorkingMemory};
+use crate::read::{self, edgelist::Flavor, ReadOptions, ReadPlan};
 use crate::transform::{dedup_edges, symmetrize, symmetrize_edge_list};
 
 /// A progress callback: `(bytes done, bytes total)`.
@@ -54,6 +57,11 @@ pub struct LoadOptions {
     pub symmetrize: bool,
     /// Called with `(bytes done, bytes total)` while parsing.
     pub progress: Option<Progress>,
+    /// Memory the caller will need per vertex and edge once the graph is
+    /// loaded. The load estimates its own peak from the header's sizes and
+    /// refuses, before allocating, when the peak or the graph plus this
+    /// working memory exceeds the budget (see [`crate::memory`]).
+    pub working_memory: WorkingMemory,
 }
 
 impl fmt::Debug for LoadOptions {
@@ -66,6 +74,7 @@ impl fmt::Debug for LoadOptions {
             .field("one_based", &self.one_based)
             .field("symmetrize", &self.symmetrize)
             .field("progress", &self.progress.is_some())
+            .field("working_memory", &self.working_memory)
             .finish()
     }
 }
@@ -75,14 +84,16 @@ impl fmt::Debug for LoadOptions {
 /// Uncompressed files are memory-mapped while they are parsed: the file
 /// must not be truncated or rewritten meanwhile.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
-    let content = FileBytes::open(path, "a graph file")?;
+    let content = FileBytes::open(path, "a graph file", Expect::Graph(opts.format))?;
     let bytes = content.bytes();
     let format = match opts.format {
         Some(f) => f,
         None => detect_format(path, bytes),
     };
     if format == Format::Binary && !content.was_compressed() {
-        // Zero-copy: let the binary loader map the file itself.
+        // Zero-copy: let the binary loader map the file itself, once the
+        // header's sizes are known to fit.
+        check_binary(path, bytes, 0, opts)?;
         drop(content);
         return finish_binary(crate::binary::load(path)?, opts);
     }
@@ -99,7 +110,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
 /// This is the entry point of the fuzz targets.
 pub fn load_bytes(name: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> Result<Graph> {
     let content = if bytes.starts_with(&GZIP_MAGIC) {
-        FileBytes::Owned { bytes: gunzip(name, bytes)?, compressed: true }
+        FileBytes::Owned { bytes: inflate(name, bytes, Expect::Graph(Some(format)))?, compressed: true }
     } else {
         FileBytes::Borrowed(bytes)
     };
@@ -122,12 +133,17 @@ fn parse_and_build(
     opts: &LoadOptions,
 ) -> Result<Graph> {
     let release = |parsed: usize| content.release_before(parsed);
+    let resident_input = if content.is_mapped() { 0 } else { content.bytes().len() as u64 };
     let ropts = ReadOptions {
         keep_weights: opts.weights == WeightSpec::Keep,
         remap_ids: opts.remap_ids,
         one_based: opts.one_based,
         progress: opts.progress.as_deref(),
         release: Some(&release),
+        plan: ReadPlan {
+            load: LoadPlan { resident_input, text: true, ..plan(opts) },
+            coords: coords_path.is_some(),
+        },
     };
     let bytes = content.bytes();
     let mut el = match format {
@@ -137,6 +153,7 @@ fn parse_and_build(
         Format::MatrixMarket => read::mtx::read(path, bytes, &ropts)?,
         Format::Metis => read::metis::read(path, bytes, &ropts)?,
         Format::Binary => {
+            check_binary(path, bytes, resident_input, opts)?;
             let graph = crate::binary::from_bytes(path, bytes)?;
             drop(content);
             return finish_binary(graph, opts);
@@ -149,4 +166,28 @@ fn parse_and_build(
     let mut graph = if opts.symmetrize { symmetrize_edge_list(el)? } else { el.into_graph()? };
     crate::weights::apply(&mut graph, &opts.weights)?;
     Ok(graph)
+}
+
+/// The load plan of `opts` for [`memory::load_need`] (input residency and
+/// text-ness filled in by the caller).
+fn plan(opts: &LoadOptions) -> LoadPlan {
+    LoadPlan {
+        symmetrize: opts.symmetrize,
+        reweight: opts.weights != WeightSpec::Keep,
+        working: opts.working_memory,
+        ..LoadPlan::default()
+    }
+}
+
+/// Checks the memory of loading the `.ordo` image whose header starts
+/// `bytes` (a malformed header is left to the loader to report).
+fn check_binary(path: &Path, bytes: &[u8], resident_input: u64, opts: &LoadOptions) -> Result<()> {
+    let Some((shape, len)) = crate::binary::announced(bytes) else { return Ok(()) };
+    if len != bytes.len() as u64 {
+        return Ok(()); // truncated or too long: the loader says so
+    }
+    let plan = LoadPlan { resident_input, ..plan(opts) };
+    let need = memory::load_need(&shape, &plan).saturating_add(resident_input);
+    memory::check(need, || memory::load_phrase(shape.n, shape.m, &plan))
+        .map_err(|e| GraphError::binary(path, 16, e.to_string()))
 }

@@ -8,6 +8,7 @@
 
 pub mod binary;
 pub mod csr;
+pub mod datasets;
 pub mod error;
 pub mod gen;
 pub mod load;

@@ -18,6 +18,7 @@ mod read;
 pub mod stats;
 pub mod storage;
 pub mod transform;
+mod union_find;
 pub mod weights;
 pub mod write;
 
@@ -25,3 +26,4 @@ pub use csr::{CoordSystem, Coordinates, EdgeList, Graph, VertexId, Weight};
 pub use error::{GraphError, Result};
 pub use load::{load, load_bytes, Format, LoadOptions, WeightSpec};
 pub use storage::Buf;
+pub use union_find::UnionFind;

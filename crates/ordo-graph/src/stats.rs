@@ -5,7 +5,7 @@
 
 use crate::csr::{Graph, VertexId};
 use crate::memory::WorkingMemory;
-use crate::transform::DisjointSets;
+use crate::union_find::UnionFind;
 
 /// Degree distribution summary.
 #[derive(Clone, Debug, PartialEq)]
@@ -189,7 +189,7 @@ pub struct Components {
 /// Counts the weakly connected components with union-find, `O(m α(n))`.
 pub fn weak_components(g: &Graph) -> Components {
     let n = g.num_vertices();
-    let mut sets = DisjointSets::new(n);
+    let mut sets = UnionFind::new(n);
     let mut count = n as u64;
     for u in 0..n as VertexId {
         for &v in g.neighbors(u) {

@@ -7,6 +7,7 @@
 //! carries the coordinates along (relabelled where vertices move).
 
 use crate::csr::{Coordinates, EdgeList, Graph, VertexId, Weight};
+use crate::union_find::UnionFind;
 
 /// Prefix sums of `counts` into `n + 1` offsets.
 fn offsets_from_counts(counts: &[u64]) -> Vec<u64> {
@@ -288,54 +289,11 @@ pub fn induced_subgraph(g: &Graph, keep: &[bool]) -> (Graph, Vec<VertexId>) {
     (assemble(offsets, targets, weights, coords), old_ids)
 }
 
-/// Disjoint sets over `0..n` with path halving and union by size.
-pub(crate) struct DisjointSets {
-    parent: Vec<VertexId>,
-    size: Vec<u32>,
-}
-
-impl DisjointSets {
-    /// `n` singleton sets.
-    pub(crate) fn new(n: usize) -> Self {
-        DisjointSets { parent: (0..n as VertexId).collect(), size: vec![1; n] }
-    }
-
-    /// The representative of `v`'s set.
-    pub(crate) fn find(&mut self, mut v: VertexId) -> VertexId {
-        while self.parent[v as usize] != v {
-            let grand = self.parent[self.parent[v as usize] as usize];
-            self.parent[v as usize] = grand;
-            v = grand;
-        }
-        v
-    }
-
-    /// Merges the sets of `a` and `b`; false if they were already one set.
-    pub(crate) fn union(&mut self, a: VertexId, b: VertexId) -> bool {
-        let (mut a, mut b) = (self.find(a), self.find(b));
-        if a == b {
-            return false;
-        }
-        if self.size[a as usize] < self.size[b as usize] {
-            std::mem::swap(&mut a, &mut b);
-        }
-        self.parent[b as usize] = a;
-        self.size[a as usize] += self.size[b as usize];
-        true
-    }
-
-    /// Size of `v`'s set.
-    pub(crate) fn set_size(&mut self, v: VertexId) -> u32 {
-        let r = self.find(v);
-        self.size[r as usize]
-    }
-}
-
 /// Weakly connected component label of every vertex: the smallest vertex id
 /// in its component.
 pub fn weak_component_labels(g: &Graph) -> Vec<VertexId> {
     let n = g.num_vertices();
-    let mut sets = DisjointSets::new(n);
+    let mut sets = UnionFind::new(n);
     for (u, v, _) in g.edges() {
         sets.union(u, v);
     }
@@ -392,17 +350,6 @@ mod tests {
     fn dedup_keeps_least_weight() {
         let g = graph(2, &[(0, 1, 7), (0, 1, 3), (0, 0, 1), (0, 1, 5)]);
         assert_eq!(dedup_edges(&g).edges().collect::<Vec<_>>(), vec![(0, 0, 1), (0, 1, 3)]);
-    }
-
-    #[test]
-    fn disjoint_sets_merge() {
-        let mut d = DisjointSets::new(5);
-        assert!(d.union(0, 1));
-        assert!(d.union(3, 4));
-        assert!(!d.union(1, 0));
-        assert!(d.union(1, 4));
-        assert_eq!(d.set_size(3), 4);
-        assert_eq!(d.set_size(2), 1);
     }
 
     #[test]

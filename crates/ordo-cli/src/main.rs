@@ -12,6 +12,8 @@ mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
 mod input;
+// Without the `plot` feature, `ordo plot` only explains how to get plots.
+#[cfg_attr(not(feature = "plot"), path = "plot/disabled.rs")]
 mod plot;
 mod progress;
 mod report;

@@ -5,18 +5,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod apps;
+mod app_flags;
 mod bench;
 mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
 mod input;
+mod interrupt;
+mod output;
 // Without the `plot` feature, `ordo plot` only explains how to get plots.
 #[cfg_attr(not(feature = "plot"), path = "plot/disabled.rs")]
 mod plot;
 mod progress;
-mod report;
 
 /// ordo: priority-scheduled irregular graph algorithms.
 #[derive(Parser)]
@@ -33,7 +34,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a graph algorithm on a scheduler.
+    /// Run a graph algorithm (verified against its sequential reference with --verify).
     Run(cmd_run::RunArgs),
     /// Generate a graph.
     Gen(cmd_gen::GenArgs),

@@ -5,7 +5,7 @@
 //! With the strict total order of [`MsfEdge`] the MSF is unique, so two
 //! correct results are *equal*: same weight, same edge count, same edges.
 
-use super::kruskal::UnionFind;
+use super::reference::UnionFind;
 use super::{MsfEdge, SpanningForest, UndirectedGraph};
 
 /// A spanning forest that is wrong, with the first fact that shows it.

@@ -7,7 +7,9 @@ use std::fmt;
 
 use ordo_graph::{Graph, VertexId};
 
-use crate::reference::{with_weights, UNREACHED_DIST, UNREACHED_LEVEL};
+use crate::access::with_weights;
+use crate::bfs::UNREACHED_LEVEL;
+use crate::sssp::UNREACHED_DIST;
 use crate::AlgoError;
 
 /// A per-vertex label with a distinguished "unreachable" value: `u64`
@@ -104,7 +106,7 @@ pub fn check_fixpoint<L: Label>(
     if values.len() != n {
         return Err(AlgoError::LengthMismatch { expected: n, got: values.len() });
     }
-    crate::reference::check_source(graph, source)?;
+    crate::access::check_source(graph, source)?;
     if values[source as usize].to_u64() != 0 {
         return Err(AlgoError::SourceNotZero {
             source_vertex: source,

@@ -60,8 +60,10 @@
 //! `for_each` has joined the workers. A stale read of `dist[target]` only
 //! prunes less.
 
+pub mod app;
 pub mod heuristic;
 pub mod reference;
+pub mod verify;
 
 #[cfg(test)]
 mod test;
@@ -74,8 +76,11 @@ use ordo_sched::{Prio, SchedulerSpec};
 
 pub use heuristic::{Heuristic, HeuristicKind};
 pub use reference::{dijkstra_to_target, TargetReference};
+pub use verify::check_path;
 
-use crate::reference::{bfs_levels, check_source, with_weights, UNREACHED_DIST, UNREACHED_LEVEL};
+use crate::access::{check_source, with_weights};
+use crate::bfs::{bfs_levels, UNREACHED_LEVEL};
+use crate::sssp::UNREACHED_DIST;
 use crate::AlgoError;
 use reference::check_target;
 
@@ -284,43 +289,4 @@ pub fn far_target(graph: &Graph, source: VertexId) -> Result<VertexId, AlgoError
         }
     }
     Ok(best.1)
-}
-
-/// Checks that `path` is a path of `graph` from `source` to `target` whose
-/// edge weights sum to `distance` (between consecutive vertices joined by
-/// several parallel edges, the lightest counts). Unweighted graphs use
-/// weight 1.
-///
-/// # Errors
-/// [`AlgoError::InvalidPath`] naming the first problem.
-pub fn check_path(
-    graph: &Graph,
-    source: VertexId,
-    target: VertexId,
-    path: &[VertexId],
-    distance: u64,
-) -> Result<(), AlgoError> {
-    let bad = |problem: String| Err(AlgoError::InvalidPath { problem });
-    let (Some(&first), Some(&last)) = (path.first(), path.last()) else {
-        return bad(format!("empty, expected a path from {source} to {target}"));
-    };
-    if first != source || last != target {
-        return bad(format!("runs from {first} to {last}, expected {source} to {target}"));
-    }
-    let n = graph.num_vertices();
-    if let Some((i, &v)) = path.iter().enumerate().find(|&(_, &v)| v as usize >= n) {
-        return bad(format!("vertex {v} at position {i} is not a vertex (the graph has {n})"));
-    }
-    let mut length = 0u64;
-    for (i, pair) in path.windows(2).enumerate() {
-        let (a, b) = (pair[0], pair[1]);
-        match graph.weighted_neighbors(a).filter(|&(t, _)| t == b).map(|(_, w)| w).min() {
-            Some(w) => length += w as u64,
-            None => return bad(format!("no edge {a} -> {b} (positions {i}, {})", i + 1)),
-        }
-    }
-    if length != distance {
-        return bad(format!("its {} edges weigh {length}, expected {distance}", path.len() - 1));
-    }
-    Ok(())
 }

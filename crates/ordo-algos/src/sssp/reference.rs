@@ -1,4 +1,4 @@
-//! Sequential references: Dijkstra's algorithm and queue BFS.
+//! The sequential reference of SSSP: Dijkstra's algorithm.
 //!
 //! They serve twice: as the exact answer every parallel run is verified
 //! against, and as the physical speed bar (`vs_seq` = reference time /
@@ -9,7 +9,8 @@
 //! cache line (16-byte entries, 64-byte line). [`dijkstra_binary_heap`] is the
 //! plain `std::collections::BinaryHeap` version kept as the comparison point.
 //!
-//! Unweighted graphs are treated as having weight 1 on every edge.
+//! Unweighted graphs are treated as having weight 1 on every edge. The
+//! single-source result type [`Reference`] is shared with BFS's queue search.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -17,17 +18,9 @@ use std::time::Instant;
 
 use ordo_graph::{Graph, VertexId};
 
+use super::UNREACHED_DIST;
+use crate::access::{check_source, with_weights};
 use crate::AlgoError;
-
-/// The distance of a vertex the source cannot reach.
-///
-/// Distances are `u64`: a path has at most `n - 1 < 2^32` edges of weight
-/// `< 2^32`, so every real distance is below `2^64 - 1` and no addition of a
-/// `u32` weight to a finite distance can overflow or reach this value.
-pub const UNREACHED_DIST: u64 = u64::MAX;
-
-/// The BFS level of a vertex the source cannot reach (levels are `< n <= 2^32 - 1`).
-pub const UNREACHED_LEVEL: u32 = u32::MAX;
 
 /// The result of a sequential reference.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,15 +33,6 @@ pub struct Reference<D> {
     /// Wall time of the search in seconds (allocation of the result
     /// included, as in the parallel runs' setup it is not: it is small).
     pub time_s: f64,
-}
-
-/// Checks that `source` names a vertex of `graph`.
-pub(crate) fn check_source(graph: &Graph, source: VertexId) -> Result<(), AlgoError> {
-    if (source as usize) < graph.num_vertices() {
-        Ok(())
-    } else {
-        Err(AlgoError::SourceOutOfRange { source_vertex: source as u64, num_vertices: graph.num_vertices() })
-    }
 }
 
 /// A min-heap of `(distance, vertex)` with four children per node.
@@ -119,25 +103,6 @@ impl QuadHeap {
         Some(top)
     }
 }
-
-/// Runs `f` with the graph's weight of edge `e` as a `u64` function, the
-/// weighted and unweighted cases monomorphised separately so the inner loop
-/// has no branch on weightedness.
-macro_rules! with_weights {
-    ($graph:expr, |$w:ident| $body:expr) => {
-        match $graph.weights() {
-            Some(ws) => {
-                let $w = |e: usize| ws[e] as u64;
-                $body
-            }
-            None => {
-                let $w = |_e: usize| 1u64;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use with_weights;
 
 /// Dijkstra's algorithm from `source` with a 4-ary heap.
 ///
@@ -226,40 +191,6 @@ pub fn dijkstra_binary_heap(graph: &Graph, source: VertexId) -> Result<Reference
     Ok(Reference { values: dist, settled, time_s: start.elapsed().as_secs_f64() })
 }
 
-/// Breadth-first search from `source` with a FIFO queue: the level (number
-/// of edges on a shortest path) of every vertex, `UNREACHED_LEVEL` when
-/// unreachable. Weights are ignored. `O(n + m)`.
-///
-/// # Errors
-/// [`AlgoError::SourceOutOfRange`] when `source` is not a vertex.
-pub fn bfs_levels(graph: &Graph, source: VertexId) -> Result<Reference<u32>, AlgoError> {
-    check_source(graph, source)?;
-    let start = Instant::now();
-    let n = graph.num_vertices();
-    let offsets = graph.offsets();
-    let targets = graph.targets();
-    let mut level = vec![UNREACHED_LEVEL; n];
-    // Every vertex enters the queue once, so a flat array with a read index
-    // is the queue.
-    let mut queue: Vec<VertexId> = Vec::with_capacity(n);
-    level[source as usize] = 0;
-    queue.push(source);
-    let mut head = 0;
-    while head < queue.len() {
-        let u = queue[head];
-        head += 1;
-        let next = level[u as usize] + 1;
-        let (lo, hi) = (offsets[u as usize] as usize, offsets[u as usize + 1] as usize);
-        for &v in &targets[lo..hi] {
-            if level[v as usize] == UNREACHED_LEVEL {
-                level[v as usize] = next;
-                queue.push(v);
-            }
-        }
-    }
-    Ok(Reference { values: level, settled: queue.len() as u64, time_s: start.elapsed().as_secs_f64() })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,21 +272,11 @@ mod tests {
     }
 
     #[test]
-    fn bfs_levels_on_a_small_graph() {
-        // 0 -> 1 -> 2 -> 3, 0 -> 2 (heavy weight, irrelevant to BFS), 4 isolated.
-        let g = graph(5, &[(0, 1, 1), (1, 2, 1), (2, 3, 1), (0, 2, 100)]);
-        let r = bfs_levels(&g, 0).unwrap();
-        assert_eq!(r.values, vec![0, 1, 1, 2, UNREACHED_LEVEL]);
-        assert_eq!(r.settled, 4);
-    }
-
-    #[test]
     fn bad_source_is_an_error() {
         let g = graph(2, &[(0, 1, 1)]);
         assert_eq!(
             dijkstra(&g, 2).unwrap_err(),
             AlgoError::SourceOutOfRange { source_vertex: 2, num_vertices: 2 }
         );
-        assert!(bfs_levels(&g, 7).is_err());
     }
 }

@@ -1,5 +1,13 @@
-//! The result of `ordo run`: one record with the measures of design.md §4,
-//! printed either as a human-readable block or as one JSON object.
+//! The report of a run: one record with the measures every front end
+//! prints (`ordo run`'s text block and its `--json` object, the lines of
+//! `ordo bench`, the `stats` dict of the Python package).
+//!
+//! # Measures
+//! `time_s` (wall time of the parallel phase, loading excluded), `tasks`,
+//! `work_increase` (tasks / tasks of the exact-order execution), `vs_seq`
+//! (sequential reference time / time), the executor's counters and the
+//! scheduler's counters and traces. Applications not run by the `for_each`
+//! executor report `null` for the executor's fields.
 //!
 //! # Cycle breakdown (JSON schema, read by the bench driver and the plots)
 //! With `--cycles`, the top-level object `breakdown` holds where the
@@ -40,51 +48,52 @@ use ordo_exec::{CycleBreakdown, RunStats};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::apps::{AppRun, PreparedApp, RefRun, WorkSplit};
+use super::{stats, Fields, RefRun, Run};
+use crate::work_split::WorkSplit;
 
 /// A traced scheduler parameter (e.g. PMOD's lmf) in the JSON output.
 #[derive(Clone, Debug, Serialize)]
-pub(crate) struct TraceOut {
+pub struct TraceOut {
     /// What the x coordinate counts (e.g. `dequeues`).
-    pub(crate) x_label: String,
+    pub x_label: String,
     /// `[x, value]` at each change, starting with the initial value.
-    pub(crate) points: Vec<(u64, u64)>,
+    pub points: Vec<(u64, u64)>,
 }
 
 /// One thread's (or all threads') time in the classes of Table 1 of the
 /// PMOD paper, plus the cost per Enq and per Deq (Figure 7). The JSON keys
 /// are a fixed schema: see the module docs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct Breakdown {
+pub struct Breakdown {
     /// Operator cycles of every task.
-    pub(crate) cycles_task: u64,
+    pub cycles_task: u64,
     /// Operator cycles of the good tasks (`None` unless classified).
-    pub(crate) cycles_good: Option<u64>,
+    pub cycles_good: Option<u64>,
     /// Operator cycles of the useless tasks (`None` unless classified).
-    pub(crate) cycles_useless: Option<u64>,
+    pub cycles_useless: Option<u64>,
     /// Enq cycles.
-    pub(crate) cycles_enq: u64,
+    pub cycles_enq: u64,
     /// Successful Deq cycles.
-    pub(crate) cycles_deq: u64,
+    pub cycles_deq: u64,
     /// Failed Deq cycles.
-    pub(crate) cycles_failed_deq: u64,
+    pub cycles_failed_deq: u64,
     /// Everything else.
-    pub(crate) cycles_other: u64,
+    pub cycles_other: u64,
     /// The sum of the five measured classes.
-    pub(crate) cycles_total: u64,
+    pub cycles_total: u64,
     /// Cycles per Enq operation (`None` without any).
-    pub(crate) cycles_per_enq: Option<f64>,
+    pub cycles_per_enq: Option<f64>,
     /// Cycles per successful Deq (`None` without any).
-    pub(crate) cycles_per_deq: Option<f64>,
+    pub cycles_per_deq: Option<f64>,
     /// Enq operations timed.
-    pub(crate) enq_ops: u64,
+    pub enq_ops: u64,
     /// Successful Deq operations timed.
-    pub(crate) deq_ops: u64,
+    pub deq_ops: u64,
 }
 
 impl Breakdown {
     /// The breakdown of `cycles`, with the good / useless split when known.
-    pub(crate) fn new(cycles: &CycleBreakdown, split: Option<&WorkSplit>) -> Breakdown {
+    pub fn new(cycles: &CycleBreakdown, split: Option<&WorkSplit>) -> Breakdown {
         let per = |total: u64, ops: u64| (ops > 0).then(|| total as f64 / ops as f64);
         Breakdown {
             cycles_task: cycles.task,
@@ -167,81 +176,83 @@ fn serialize_work_split<S: Serializer>(split: &Option<WorkSplit>, serializer: S)
         .serialize(serializer)
 }
 
-/// Everything `ordo run` reports about one run. Field names are the
-/// measure names of design.md §4, shared with `ordo bench` and the plots.
+/// Everything reported about one configuration's runs. Field names are the
+/// measure names shared by `ordo run`, `ordo bench`, the plots and Python.
 #[derive(Clone, Debug, Serialize)]
-pub(crate) struct RunReport {
+pub struct RunReport {
     /// The application (`sssp`, `bfs`, ...).
-    pub(crate) app: String,
-    /// The input: a file path or `gen:<spec>`.
-    pub(crate) graph: String,
+    pub app: String,
+    /// The input: a file path or a generator spec, with the load options.
+    pub graph: String,
     /// Vertices.
-    pub(crate) n: usize,
+    pub n: usize,
     /// Directed edges.
-    pub(crate) m: usize,
-    /// The full scheduler spec, every parameter included.
-    pub(crate) scheduler: String,
+    pub m: usize,
+    /// The full strategy (for priority apps the scheduler spec), every
+    /// parameter included.
+    pub scheduler: String,
     /// Worker threads.
-    pub(crate) threads: usize,
+    pub threads: usize,
     /// The application's parameters as resolved on this input (e.g.
     /// `source`), flattened into the JSON object.
     #[serde(flatten)]
-    pub(crate) params: BTreeMap<String, Value>,
-    /// Wall time of the parallel phase, graph loading excluded.
-    pub(crate) time_s: f64,
-    /// Tasks executed.
-    pub(crate) tasks: u64,
+    pub params: Fields,
+    /// Wall time of the parallel phase, graph loading excluded: the median
+    /// over the runs (`crate::app::stats`).
+    pub time_s: f64,
+    /// Tasks executed (`null` for applications not run by `for_each`).
+    pub tasks: Option<u64>,
     /// `tasks` / tasks of the exact-order baseline (for SSSP and BFS: the
     /// vertices reached from the source). `null` when unknown without the
     /// reference.
-    pub(crate) work_increase: Option<f64>,
+    pub work_increase: Option<f64>,
     /// Pops that found nothing.
-    pub(crate) empty_pops: u64,
+    pub empty_pops: Option<u64>,
     /// Tasks whose vertex had already been improved when they ran.
-    pub(crate) stale_tasks: u64,
-    /// Tasks pushed (the initial one included).
-    pub(crate) pushes: u64,
+    pub stale_tasks: Option<u64>,
+    /// Tasks pushed (the initial ones included).
+    pub pushes: Option<u64>,
     /// Successful pops.
-    pub(crate) pops: u64,
+    pub pops: Option<u64>,
     /// Times an idle worker scanned the scheduler for work (executor).
-    pub(crate) idle_scans: u64,
-    /// Times an idle worker parked (executor backoff).
-    pub(crate) parks: u64,
+    pub idle_scans: Option<u64>,
+    /// Times an idle worker parked or waited for a scan permit (executor).
+    pub parks: Option<u64>,
     /// Tasks executed by each worker: shows load imbalance.
-    pub(crate) tasks_per_thread: Vec<u64>,
+    pub tasks_per_thread: Option<Vec<u64>>,
     /// Scheduler counters: per-thread ones summed, then the global ones.
-    pub(crate) sched_counters: BTreeMap<String, u64>,
+    pub sched_counters: BTreeMap<String, u64>,
     /// Scheduler traces by name.
-    pub(crate) traces: BTreeMap<String, TraceOut>,
-    /// Time of the sequential reference (with `--verify`).
-    pub(crate) seq_time_s: Option<f64>,
-    /// Every run's `time_s` (one entry without `--repeat`); `time_s` is
+    pub traces: BTreeMap<String, TraceOut>,
+    /// Time of the sequential reference (median), when it ran.
+    pub seq_time_s: Option<f64>,
+    /// Every run's `time_s` (one entry for a single run); `time_s` is
     /// their median.
-    pub(crate) times_s: Vec<f64>,
+    pub times_s: Vec<f64>,
     /// Every reference run's time; `seq_time_s` is their median.
-    pub(crate) seq_times_s: Vec<f64>,
-    /// `seq_time_s / time_s` (with `--verify`).
-    pub(crate) vs_seq: Option<f64>,
+    pub seq_times_s: Vec<f64>,
+    /// `seq_time_s / time_s`, when the reference ran.
+    pub vs_seq: Option<f64>,
     /// Whether the result was checked against the reference (a failed
     /// check is an error, so this is never reported as false after a check).
-    pub(crate) verified: bool,
+    pub verified: bool,
     /// Where the time went, summed over threads (Table 1 classes; module
-    /// docs), with `--cycles`.
-    pub(crate) breakdown: Option<Breakdown>,
-    /// The same for each thread (index = thread), with `--cycles`.
-    pub(crate) breakdown_per_thread: Option<Vec<Breakdown>>,
-    /// Good vs useless work, with `--classify` (applications that support it).
+    /// docs), with cycle timing.
+    pub breakdown: Option<Breakdown>,
+    /// The same for each thread (index = thread), with cycle timing.
+    pub breakdown_per_thread: Option<Vec<Breakdown>>,
+    /// Good vs useless work, with the `classify` parameter.
     #[serde(serialize_with = "serialize_work_split")]
-    pub(crate) work_split: Option<WorkSplit>,
+    pub work_split: Option<WorkSplit>,
     /// The application's checksums (SSSP/BFS: `reached`, `max_dist`,
     /// `sum_dist`), flattened into the JSON object.
     #[serde(flatten)]
-    pub(crate) metrics: BTreeMap<String, Value>,
+    pub metrics: Fields,
 }
 
 impl RunReport {
     /// Fills the scheduler-side fields from the executor's statistics.
-    pub(crate) fn stats_fields(stats: &RunStats) -> (BTreeMap<String, u64>, BTreeMap<String, TraceOut>) {
+    pub fn stats_fields(stats: &RunStats) -> (BTreeMap<String, u64>, BTreeMap<String, TraceOut>) {
         let mut counters = BTreeMap::new();
         for (name, value) in stats.total.sched_counters.iter().chain(&stats.sched_counters) {
             *counters.entry(name.to_string()).or_insert(0) += value;
@@ -257,12 +268,12 @@ impl RunReport {
     }
 
     /// The one-line JSON object.
-    pub(crate) fn to_json(&self) -> String {
+    pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a report of numbers and strings always serialises")
     }
 
     /// The human-readable block.
-    pub(crate) fn to_text(&self) -> String {
+    pub fn to_text(&self) -> String {
         let mut s = String::new();
         let mut line = |k: &str, v: String| {
             let _ = writeln!(s, "{k:<15} {v}");
@@ -284,17 +295,30 @@ impl RunReport {
         } else {
             line("time", format!("{:.6} s", self.time_s));
         }
-        line("tasks", self.tasks.to_string());
-        line(
-            "work increase",
-            self.work_increase.map_or("unknown (use --verify)".into(), |w| format!("{w:.4}")),
-        );
-        line("stale tasks", self.stale_tasks.to_string());
-        line("pushes", self.pushes.to_string());
-        line("pops", self.pops.to_string());
-        line("empty pops", self.empty_pops.to_string());
-        line("idle scans", format!("{} ({} parks)", self.idle_scans, self.parks));
-        line("tasks/thread", format!("{:?}", self.tasks_per_thread));
+        if let Some(tasks) = self.tasks {
+            line("tasks", tasks.to_string());
+            line(
+                "work increase",
+                self.work_increase.map_or("unknown (use --verify)".into(), |w| format!("{w:.4}")),
+            );
+        }
+        let counts = [
+            ("stale tasks", self.stale_tasks),
+            ("pushes", self.pushes),
+            ("pops", self.pops),
+            ("empty pops", self.empty_pops),
+        ];
+        for (name, count) in counts {
+            if let Some(c) = count {
+                line(name, c.to_string());
+            }
+        }
+        if let (Some(scans), Some(parks)) = (self.idle_scans, self.parks) {
+            line("idle scans", format!("{scans} ({parks} parks)"));
+        }
+        if let Some(per_thread) = &self.tasks_per_thread {
+            line("tasks/thread", format!("{per_thread:?}"));
+        }
         for (k, v) in &self.sched_counters {
             line(&format!("  {k}"), v.to_string());
         }
@@ -356,66 +380,77 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-/// The index of the median of `times` (the lower one for an even count).
-pub(crate) fn median_index(times: &[f64]) -> usize {
-    let mut order: Vec<usize> = (0..times.len()).collect();
-    order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
-    order[(times.len() - 1) / 2]
+/// What a report is made of besides the runs: who ran on what.
+#[derive(Clone, Debug)]
+pub struct ReportHeader {
+    /// The application's name.
+    pub app: String,
+    /// The input's name.
+    pub graph: String,
+    /// Vertices of the input.
+    pub n: usize,
+    /// Edges of the input.
+    pub m: usize,
+    /// The strategy, canonical (every parameter spelled out).
+    pub scheduler: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// The application's parameters as resolved.
+    pub params: Fields,
 }
 
 impl RunReport {
     /// The report of repeated runs of one configuration: the median run's
-    /// measures, every run's time, and the reference's (when it ran).
-    /// `runs` must not be empty.
-    pub(crate) fn from_runs(
-        graph_name: &str,
-        graph: &ordo_graph::Graph,
-        prepared: &dyn PreparedApp,
-        runs: &[AppRun],
-        references: &[RefRun],
+    /// measures (median as `crate::app::stats` defines it), every run's
+    /// time, and the median reference run's time and baseline, when the
+    /// reference ran. `verified_metrics` (measures that needed the
+    /// reference) are added to the median run's metrics. `runs` must not be
+    /// empty.
+    pub fn from_runs<O, R>(
+        header: ReportHeader,
+        runs: &[Run<O>],
+        references: &[RefRun<R>],
+        verified_metrics: Fields,
     ) -> RunReport {
-        let times_s: Vec<f64> = runs.iter().map(|r| r.stats.time_s).collect();
-        let run = &runs[median_index(&times_s)];
-        let stats = &run.stats;
+        let times_s: Vec<f64> = runs.iter().map(|r| r.time_s).collect();
+        let run = &runs[stats::median_index(&times_s).expect("a report needs at least one run")];
         let seq_times_s: Vec<f64> = references.iter().map(|r| r.time_s).collect();
-        let reference = (!references.is_empty()).then(|| &references[median_index(&seq_times_s)]);
-        let baseline =
-            reference.map(|r| r.baseline_tasks).or_else(|| prepared.baseline_without_reference(run));
-        let (counters, traces) = RunReport::stats_fields(stats);
-        let splits_per_thread = prepared.work_split_per_thread(run);
-        let t = &stats.total;
+        let reference = stats::median_index(&seq_times_s).map(|i| &references[i]);
+        let baseline = reference.and_then(|r| r.baseline_tasks).or(run.baseline_tasks);
+        let stats = run.stats.as_ref();
+        let (counters, traces) = stats.map(RunReport::stats_fields).unwrap_or_default();
+        let t = stats.map(|s| &s.total);
+        let split = run.work_split_total();
         let mut metrics = run.metrics.clone();
-        if let Some(r) = reference {
-            metrics.extend(prepared.verified_metrics(run, r));
-        }
+        metrics.extend(verified_metrics);
         RunReport {
-            app: prepared.app().name().to_string(),
-            graph: graph_name.to_string(),
-            n: graph.num_vertices(),
-            m: graph.num_edges(),
-            scheduler: stats.scheduler.clone(),
-            threads: stats.threads,
-            params: prepared.params(),
-            time_s: stats.time_s,
-            tasks: t.tasks,
-            work_increase: baseline.map(|b| ordo_algos::work_increase(t.tasks, b)),
-            empty_pops: t.empty_pops,
-            stale_tasks: t.stale_tasks,
-            pushes: t.pushes,
-            pops: t.pops,
-            idle_scans: t.idle_scans,
-            parks: t.parks,
-            tasks_per_thread: stats.per_thread.iter().map(|p| p.tasks).collect(),
+            app: header.app,
+            graph: header.graph,
+            n: header.n,
+            m: header.m,
+            scheduler: header.scheduler,
+            threads: header.threads,
+            params: header.params,
+            time_s: run.time_s,
+            tasks: t.map(|t| t.tasks),
+            work_increase: t.zip(baseline).map(|(t, b)| crate::work_increase(t.tasks, b)),
+            empty_pops: t.map(|t| t.empty_pops),
+            stale_tasks: t.map(|t| t.stale_tasks),
+            pushes: t.map(|t| t.pushes),
+            pops: t.map(|t| t.pops),
+            idle_scans: t.map(|t| t.idle_scans),
+            parks: t.map(|t| t.parks),
+            tasks_per_thread: stats.map(|s| s.per_thread.iter().map(|p| p.tasks).collect()),
             sched_counters: counters,
             traces,
             seq_time_s: reference.map(|r| r.time_s),
             times_s,
             seq_times_s,
-            vs_seq: reference.map(|r| if stats.time_s > 0.0 { r.time_s / stats.time_s } else { 0.0 }),
+            vs_seq: reference.map(|r| if run.time_s > 0.0 { r.time_s / run.time_s } else { 0.0 }),
             verified: reference.is_some(),
-            breakdown: t.cycles.as_ref().map(|c| Breakdown::new(c, run.work_split.as_ref())),
-            breakdown_per_thread: per_thread_breakdowns(stats, &splits_per_thread),
-            work_split: run.work_split,
+            breakdown: t.and_then(|t| t.cycles.as_ref()).map(|c| Breakdown::new(c, split.as_ref())),
+            breakdown_per_thread: stats.and_then(|s| per_thread_breakdowns(s, &run.work_split)),
+            work_split: split,
             metrics,
         }
     }

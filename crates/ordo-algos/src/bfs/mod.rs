@@ -15,8 +15,16 @@ use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
-use crate::reference::{check_source, UNREACHED_LEVEL};
+use crate::access::check_source;
 use crate::AlgoError;
+
+pub mod app;
+pub mod reference;
+
+pub use reference::bfs_levels;
+
+/// The BFS level of a vertex the source cannot reach (levels are `< n <= 2^32 - 1`).
+pub const UNREACHED_LEVEL: u32 = u32::MAX;
 
 /// BFS levels from `source` computed in parallel on `pool` with the
 /// scheduler `spec`: the number of edges on a shortest path to each vertex,

@@ -48,8 +48,21 @@ use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
-use crate::reference::{check_source, with_weights, UNREACHED_DIST};
+use crate::access::{check_source, with_weights};
 use crate::AlgoError;
+
+pub mod app;
+pub mod reference;
+pub mod verify;
+
+pub use reference::{dijkstra, dijkstra_binary_heap, Reference};
+
+/// The distance of a vertex the source cannot reach.
+///
+/// Distances are `u64`: a path has at most `n - 1 < 2^32` edges of weight
+/// `< 2^32`, so every real distance is below `2^64 - 1` and no addition of a
+/// `u32` weight to a finite distance can overflow or reach this value.
+pub const UNREACHED_DIST: u64 = u64::MAX;
 
 /// Shortest-path distances from `source` computed in parallel on `pool`
 /// with the scheduler `spec`.

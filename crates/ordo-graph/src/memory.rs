@@ -9,7 +9,7 @@
 //! generator's parameters, the `.ordo` header. The loaders, the generators
 //! and the statistics estimate their peak from those sizes ([`GraphShape`],
 //! [`load_need`], [`crate::gen::GenSpec::memory_needed`],
-//! [`crate::stats::working_memory`]) and call [`check`], which compares the
+//! [`crate::stats::WORKING_MEMORY`]) and call [`check`], which compares the
 //! estimate with [`budget`]:
 //!
 //! * `ORDO_MEMORY_LIMIT`, when set: a size such as `512M`, `4G`, `1.5GB`,

@@ -77,7 +77,9 @@ impl FromStr for LoopSpec {
                     AlgoError::InvalidParameter(format!("rayon: unknown parameter `{part}` (known: batch)"))
                 })?;
                 let b: usize = batch.trim().parse().ok().filter(|&b| b >= 1).ok_or_else(|| {
-                    AlgoError::InvalidParameter(format!("rayon: `batch={batch}`: expected a positive integer"))
+                    AlgoError::InvalidParameter(format!(
+                        "rayon: `batch={batch}`: expected a positive integer"
+                    ))
                 })?;
                 if min_len.replace(b).is_some() {
                     return Err(AlgoError::InvalidParameter("rayon: parameter `batch` given twice".into()));
@@ -88,7 +90,9 @@ impl FromStr for LoopSpec {
         trimmed.parse::<DistributorSpec>().map(LoopSpec::Loops).map_err(|e| {
             let msg = e.to_string();
             // Name rayon among the known loops too.
-            AlgoError::InvalidParameter(msg.replace("async-combining, static)", "async-combining, static, rayon)"))
+            AlgoError::InvalidParameter(
+                msg.replace("async-combining, static)", "async-combining, static, rayon)"),
+            )
         })
     }
 }
@@ -106,7 +110,10 @@ enum Backend {
 
 impl fmt::Debug for LoopRunner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LoopRunner").field("spec", &self.spec().to_string()).field("threads", &self.threads).finish()
+        f.debug_struct("LoopRunner")
+            .field("spec", &self.spec().to_string())
+            .field("threads", &self.threads)
+            .finish()
     }
 }
 
@@ -119,7 +126,8 @@ impl LoopRunner {
         let err = |e: &dyn fmt::Display| AlgoError::InvalidParameter(e.to_string());
         let backend = match spec {
             LoopSpec::Loops(d) => {
-                let mut builder = RuntimeBuilder::from_env().map_err(|e| err(&e))?.threads(threads).distributor(*d);
+                let mut builder =
+                    RuntimeBuilder::from_env().map_err(|e| err(&e))?.threads(threads).distributor(*d);
                 if let Some(levels) = levels {
                     builder = builder.levels(levels);
                 }
@@ -220,7 +228,13 @@ mod tests {
 
     #[test]
     fn loop_specs_parse_and_print() {
-        for text in ["rayon", "rayon:batch=16", "shared:batch=4", "static", "async-combining:batch=2,level=core,upstream=striped"] {
+        for text in [
+            "rayon",
+            "rayon:batch=16",
+            "shared:batch=4",
+            "static",
+            "async-combining:batch=2,level=core,upstream=striped",
+        ] {
             assert_eq!(text.parse::<LoopSpec>().unwrap().to_string(), text);
         }
         assert_eq!("rayon:batch=8".parse::<LoopSpec>().unwrap().batch(), Some(8));

@@ -35,7 +35,10 @@ fn brandes_gives_the_known_values() {
     assert_eq!(bc::reference::betweenness(&BcGraph::new(&path), Sources::All), vec![0.0, 2.0, 2.0, 0.0]);
     // Undirected star with centre 0 and 4 leaves: 4·3 ordered pairs through 0.
     let star = undirected(5, &[(0, 1), (0, 2), (0, 3), (0, 4)]);
-    assert_eq!(bc::reference::betweenness(&BcGraph::new(&star), Sources::All), vec![12.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        bc::reference::betweenness(&BcGraph::new(&star), Sources::All),
+        vec![12.0, 0.0, 0.0, 0.0, 0.0]
+    );
     // Diamond 0 -> {1, 2} -> 3: two shortest paths, half through each;
     // parallel edges and a self loop change nothing.
     let diamond = graph(4, &[(0, 1), (0, 2), (1, 3), (2, 3), (1, 3), (2, 2)]);
@@ -92,14 +95,18 @@ fn sampled_sources_are_seeded_and_scaled() {
     let full = bc::reference::betweenness(&g, Sources::All);
     let mut raw = expected.clone();
     for (v, x) in raw.iter_mut().enumerate() {
-        let scale = if s1.binary_search(&(v as u32)).is_ok() { (n - 1) as f64 / 19.0 } else { (n - 1) as f64 / 20.0 };
+        let scale =
+            if s1.binary_search(&(v as u32)).is_ok() { (n - 1) as f64 / 19.0 } else { (n - 1) as f64 / 20.0 };
         *x /= scale;
         assert!(*x <= full[v] * (1.0 + 1e-12), "vertex {v}: sample sum {x} above the full value");
     }
     // k >= n is every source.
-    let all = betweenness(&r, &g, &BcParams { sources: Sources::Sample { k: n + 5, seed: 1 }, outer_level: 1 }).unwrap();
+    let all =
+        betweenness(&r, &g, &BcParams { sources: Sources::Sample { k: n + 5, seed: 1 }, outer_level: 1 })
+            .unwrap();
     bc::verify::verify(&full, &all.values).unwrap();
-    assert!(betweenness(&r, &g, &BcParams { sources: Sources::Sample { k: 0, seed: 1 }, outer_level: 1 }).is_err());
+    assert!(betweenness(&r, &g, &BcParams { sources: Sources::Sample { k: 0, seed: 1 }, outer_level: 1 })
+        .is_err());
     // A wrong value is caught.
     let mut wrong = full.clone();
     let v = wrong.iter().position(|&x| x > 0.0).unwrap();
@@ -125,8 +132,11 @@ for v in range(n):
 
 #[test]
 fn values_equal_networkx_on_the_directed_graph() {
-    let has_networkx =
-        Command::new("python3").args(["-c", "import networkx"]).output().map(|o| o.status.success()).unwrap_or(false);
+    let has_networkx = Command::new("python3")
+        .args(["-c", "import networkx"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !has_networkx {
         eprintln!("skipping the networkx comparison: `python3 -c 'import networkx'` failed");
         return;
@@ -144,7 +154,8 @@ fn values_equal_networkx_on_the_directed_graph() {
         drop(out);
         let py = Command::new("python3").args(["-c", NETWORKX_CHECK]).arg(&file).output().unwrap();
         assert!(py.status.success(), "python failed: {}", String::from_utf8_lossy(&py.stderr));
-        let expected: Vec<f64> = String::from_utf8(py.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        let expected: Vec<f64> =
+            String::from_utf8(py.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect();
         let got = betweenness(&r, &BcGraph::new(&g), &BcParams::default()).unwrap();
         assert_eq!(expected.len(), got.values.len());
         for (v, (&e, &x)) in expected.iter().zip(&got.values).enumerate() {

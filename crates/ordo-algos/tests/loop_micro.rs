@@ -14,7 +14,8 @@ fn every_runner_gets_the_checksum() {
             assert_eq!(reference::run(&params).0, expected, "{params:?}");
             for runner in common_loops::runners("thread") {
                 let (got, _) = loop_micro::run(&runner, &params);
-                loop_micro::verify::verify(&expected, &got).unwrap_or_else(|e| panic!("{params:?} {runner:?}: {e}"));
+                loop_micro::verify::verify(&expected, &got)
+                    .unwrap_or_else(|e| panic!("{params:?} {runner:?}: {e}"));
             }
         }
     }

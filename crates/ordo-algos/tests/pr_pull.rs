@@ -55,11 +55,17 @@ fn ranks_are_within_the_contraction_bound_of_the_fixed_point() {
     let runner = common_loops::runner("async-combining:batch=4", 4, "thread");
     for (name, g) in inputs() {
         let t = transpose(&g);
-        let exact_params = PrPullParams { stop: Stop::Tolerance { tolerance: 1e-14, max_iterations: 2000 }, ..Default::default() };
+        let exact_params = PrPullParams {
+            stop: Stop::Tolerance { tolerance: 1e-14, max_iterations: 2000 },
+            ..Default::default()
+        };
         let exact = pr_pull::reference::pr_pull(&g, &t, &exact_params).unwrap();
         let exact_bound = verify::fixed_point_bound(0.85, exact.last_change());
         for tolerance in [1e-3, 1e-6, 1e-9] {
-            let params = PrPullParams { stop: Stop::Tolerance { tolerance, max_iterations: 500 }, ..Default::default() };
+            let params = PrPullParams {
+                stop: Stop::Tolerance { tolerance, max_iterations: 500 },
+                ..Default::default()
+            };
             let r = pr_pull(&runner, &g, &t, &params).unwrap();
             assert!(r.last_change() <= tolerance, "{name}: stopped before the tolerance");
             let bound = verify::fixed_point_bound(0.85, r.last_change());
@@ -80,7 +86,8 @@ fn small_graphs_have_the_known_ranks_and_bad_parameters_are_errors() {
     let g = e.into_graph().unwrap();
     let t = transpose(&g);
     let runner = common_loops::runner("striped:batch=1", 2, "thread");
-    let r = pr_pull(&runner, &g, &t, &PrPullParams { stop: Stop::Iterations(1), ..Default::default() }).unwrap();
+    let r =
+        pr_pull(&runner, &g, &t, &PrPullParams { stop: Stop::Iterations(1), ..Default::default() }).unwrap();
     let base = 0.15 / 5.0;
     // After one step from 1/5 everywhere: r0 = base + d·4/5, r1 = base + d/5, others base.
     let expected = [base + 0.85 * 0.8, base + 0.85 * 0.2, base, base, base];
@@ -91,7 +98,10 @@ fn small_graphs_have_the_known_ranks_and_bad_parameters_are_errors() {
         PrPullParams { damping: 1.0, ..Default::default() },
         PrPullParams { damping: 0.0, ..Default::default() },
         PrPullParams { stop: Stop::Tolerance { tolerance: 0.0, max_iterations: 5 }, ..Default::default() },
-        PrPullParams { stop: Stop::Tolerance { tolerance: f64::NAN, max_iterations: 5 }, ..Default::default() },
+        PrPullParams {
+            stop: Stop::Tolerance { tolerance: f64::NAN, max_iterations: 5 },
+            ..Default::default()
+        },
     ] {
         assert!(pr_pull(&runner, &g, &t, &bad).is_err(), "{bad:?}");
     }

@@ -22,7 +22,11 @@ fn drawn_graphs_have_their_triangles() {
     let k5: Vec<(u32, u32)> = (0..5).flat_map(|u| (u + 1..5).map(move |v| (u, v))).collect();
     let cases = [
         ("empty", graph(3, &[]), 0),
-        ("triangle with both directions, loops, duplicates", graph(3, &[(0, 1), (1, 0), (1, 2), (2, 0), (0, 0), (2, 0)]), 1),
+        (
+            "triangle with both directions, loops, duplicates",
+            graph(3, &[(0, 1), (1, 0), (1, 2), (2, 0), (0, 0), (2, 0)]),
+            1,
+        ),
         ("K5", graph(5, &k5), 10),
         ("square with one diagonal", graph(4, &[(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)]), 2),
         ("square", graph(4, &[(0, 1), (1, 2), (2, 3), (3, 0)]), 0),
@@ -37,7 +41,9 @@ fn drawn_graphs_have_their_triangles() {
 #[test]
 fn generated_graphs_match_the_reference_on_every_runner() {
     let runners = runners("thread");
-    for spec in ["rmat:scale=11,ef=8,seed=3", "kron:scale=10,seed=2", "grid:w=30,h=30", "random:n=2000,m=20000"] {
+    for spec in
+        ["rmat:scale=11,ef=8,seed=3", "kron:scale=10,seed=2", "grid:w=30,h=30", "random:n=2000,m=20000"]
+    {
         let g = gen(spec);
         let expected = tc::reference::triangles(&g);
         let oriented = Oriented::new(&g);

@@ -30,7 +30,9 @@ impl fmt::Display for LoopError {
             LoopError::Threads(n) => {
                 write!(f, "a loop runtime needs 1 to {} threads (got {n})", crate::MAX_THREADS)
             }
-            LoopError::Spawn { index, source } => write!(f, "cannot create loop worker thread {index}: {source}"),
+            LoopError::Spawn { index, source } => {
+                write!(f, "cannot create loop worker thread {index}: {source}")
+            }
         }
     }
 }

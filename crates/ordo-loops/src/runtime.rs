@@ -237,29 +237,45 @@ impl Shared {
             }
             DistributorKind::Striped => {
                 let units = team.units(spec.level());
-                self.lead(tid, enclosing, level, team, &StripedDistributor::new(r, units, spec.level(), batch), body)
+                self.lead(
+                    tid,
+                    enclosing,
+                    level,
+                    team,
+                    &StripedDistributor::new(r, units, spec.level(), batch),
+                    body,
+                )
             }
-            DistributorKind::Static => {
-                self.lead(tid, enclosing, level, team, &StripedDistributor::static_partition(r, team.len()), body)
-            }
+            DistributorKind::Static => self.lead(
+                tid,
+                enclosing,
+                level,
+                team,
+                &StripedDistributor::static_partition(r, team.len()),
+                body,
+            ),
             DistributorKind::Combining | DistributorKind::AsyncCombining => {
                 let striped = spec.upstream() == Upstream::Striped;
                 let lvl = spec.level();
                 match (spec.kind() == DistributorKind::AsyncCombining, lvl) {
                     (false, Granularity::Socket) => {
-                        let d = CombiningDistributor::<Padded, false>::new(r, team, lvl, striped, batch, budget);
+                        let d =
+                            CombiningDistributor::<Padded, false>::new(r, team, lvl, striped, batch, budget);
                         self.lead(tid, enclosing, level, team, &d, body)
                     }
                     (false, _) => {
-                        let d = CombiningDistributor::<Packed, false>::new(r, team, lvl, striped, batch, budget);
+                        let d =
+                            CombiningDistributor::<Packed, false>::new(r, team, lvl, striped, batch, budget);
                         self.lead(tid, enclosing, level, team, &d, body)
                     }
                     (true, Granularity::Socket) => {
-                        let d = CombiningDistributor::<Padded, true>::new(r, team, lvl, striped, batch, budget);
+                        let d =
+                            CombiningDistributor::<Padded, true>::new(r, team, lvl, striped, batch, budget);
                         self.lead(tid, enclosing, level, team, &d, body)
                     }
                     (true, _) => {
-                        let d = CombiningDistributor::<Packed, true>::new(r, team, lvl, striped, batch, budget);
+                        let d =
+                            CombiningDistributor::<Packed, true>::new(r, team, lvl, striped, batch, budget);
                         self.lead(tid, enclosing, level, team, &d, body)
                     }
                 }
@@ -293,9 +309,10 @@ impl Shared {
         // `distributor` go out of scope — when this function returns and
         // when it unwinds (the guard is dropped first, being declared last).
         let run: *const (dyn Fn(&Member) + Sync + 'static) = unsafe {
-            std::mem::transmute::<*const (dyn Fn(&Member) + Sync + '_), *const (dyn Fn(&Member) + Sync + 'static)>(
-                run as *const _,
-            )
+            std::mem::transmute::<
+                *const (dyn Fn(&Member) + Sync + '_),
+                *const (dyn Fn(&Member) + Sync + 'static),
+            >(run as *const _)
         };
         let item = WorkItem { run, team: Arc::as_ptr(team), level };
         let opened = slot.open(&item as *const WorkItem as *mut ());
@@ -379,7 +396,13 @@ impl Shared {
 
     /// Runs a loop for the calling thread: nested in the loop it is running
     /// part of, or as the root when it calls from outside.
-    pub(crate) fn enter<B: LoopBody>(&self, level: usize, spec: &DistributorSpec, range: Range<usize>, body: &B) {
+    pub(crate) fn enter<B: LoopBody>(
+        &self,
+        level: usize,
+        spec: &DistributorSpec,
+        range: Range<usize>,
+        body: &B,
+    ) {
         let context = CONTEXT.with(Cell::get);
         if std::ptr::eq(context.shared, self) {
             self.run_loop(context.tid, context.level, level, spec, range, body);
@@ -590,10 +613,18 @@ impl RuntimeBuilder {
             signals,
             distributor: self.distributor,
             budget: if oversubscribed { SpinBudget::NONE } else { SpinBudget::DEFAULT },
-            idle_spin: self.idle_spin.unwrap_or(if oversubscribed { Duration::ZERO } else { DEFAULT_IDLE_SPIN }),
+            idle_spin: self.idle_spin.unwrap_or(if oversubscribed {
+                Duration::ZERO
+            } else {
+                DEFAULT_IDLE_SPIN
+            }),
             root_lock: Mutex::new(()),
         });
-        let core_ids = if self.pin && !oversubscribed { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
+        let core_ids = if self.pin && !oversubscribed {
+            core_affinity::get_core_ids().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let pin = core_ids.len() >= threads;
         let mut runtime = Runtime {
             shared: shared.clone(),
@@ -710,7 +741,12 @@ impl Runtime {
     }
 
     /// [`Runtime::parallel_for`] with the distributor `spec`.
-    pub fn parallel_for_with(&self, spec: &DistributorSpec, range: Range<usize>, body: impl Fn(usize) + Sync) {
+    pub fn parallel_for_with(
+        &self,
+        spec: &DistributorSpec,
+        range: Range<usize>,
+        body: impl Fn(usize) + Sync,
+    ) {
         self.shared.enter(0, spec, range, &Each(body));
     }
 

@@ -286,8 +286,11 @@ impl FromStr for DistributorSpec {
             })?;
             let (key, value) = (key.trim(), value.trim());
             if !known.contains(&key) {
-                let expected =
-                    if known.is_empty() { "it takes no parameters".to_string() } else { format!("known: {}", known.join(", ")) };
+                let expected = if known.is_empty() {
+                    "it takes no parameters".to_string()
+                } else {
+                    format!("known: {}", known.join(", "))
+                };
                 return Err(LoopError::Spec(format!("{name}: unknown parameter `{key}` ({expected})")));
             }
             if seen.contains(&key) {

@@ -197,7 +197,8 @@ impl Tree {
             let p = parent[t].expect("non-root threads have a parent");
             children[p][level_of[t]].push(t);
         }
-        let mut tree = Tree { top, level_of, parent, children, teams: Vec::new(), topology: topology.clone() };
+        let mut tree =
+            Tree { top, level_of, parent, children, teams: Vec::new(), topology: topology.clone() };
         tree.teams = (0..threads)
             .map(|t| {
                 (0..tree.level_of[t])

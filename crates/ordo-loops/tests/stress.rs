@@ -68,7 +68,7 @@ fn runtimes(levels: &str) -> Vec<Runtime> {
 
 #[test]
 fn flat_loops_run_every_iteration_once() {
-    let rounds = 6 * scale();
+    let rounds = 16 * scale();
     for rt in runtimes("thread") {
         for spec in specs() {
             let n = 3000 + 1700 * (spec.batch() % 5);
@@ -98,7 +98,12 @@ fn flat_loops_run_every_iteration_once() {
                 assert!(forks <= rt.threads(), "{spec}: {forks} forks on {} threads", rt.threads());
                 for (i, h) in hits.iter().enumerate().skip(offset) {
                     let expected = (round + 1 - (0..=round).filter(|r| i < r % 3).count()) as u32;
-                    assert_eq!(h.load(Ordering::Relaxed), expected, "{spec}, {} threads, iteration {i}", rt.threads());
+                    assert_eq!(
+                        h.load(Ordering::Relaxed),
+                        expected,
+                        "{spec}, {} threads, iteration {i}",
+                        rt.threads()
+                    );
                 }
             }
         }
@@ -109,7 +114,7 @@ fn flat_loops_run_every_iteration_once() {
 /// iteration running an inner loop on its core's threads.
 #[test]
 fn nested_loops_run_every_iteration_once() {
-    let rounds = 3 * scale();
+    let rounds = 6 * scale();
     let (outer_n, inner_n) = (40, 300);
     for levels in ["thread,core", "thread,socket"] {
         for rt in runtimes(levels) {
@@ -129,7 +134,12 @@ fn nested_loops_run_every_iteration_once() {
                     );
                     rt.outer_parallel_for(1, &outer_spec, 0..outer_n, &body);
                     for (k, h) in hits.iter().enumerate() {
-                        assert_eq!(h.load(Ordering::Relaxed), round as u32 + 1, "{levels} {spec} {} threads, cell {k}", rt.threads());
+                        assert_eq!(
+                            h.load(Ordering::Relaxed),
+                            round as u32 + 1,
+                            "{levels} {spec} {} threads, cell {k}",
+                            rt.threads()
+                        );
                     }
                 }
             }
@@ -160,14 +170,24 @@ fn three_level_nesting_runs_every_iteration_once() {
                     );
                     rt.outer_parallel_for(1, &spec.with_batch(1), 0..b, &level0);
                 };
-                rt.outer_parallel_for(2, &spec.with_batch(1), 0..a, &ForkWorkJoin::new(|| (), |_: &mut (), x| level1(x), |_| {}));
+                rt.outer_parallel_for(
+                    2,
+                    &spec.with_batch(1),
+                    0..a,
+                    &ForkWorkJoin::new(|| (), |_: &mut (), x| level1(x), |_| {}),
+                );
                 let flat = AtomicUsize::new(0);
                 rt.parallel_for_with(&spec, 0..1000, |_| {
                     flat.fetch_add(1, Ordering::Relaxed);
                 });
                 assert_eq!(flat.into_inner(), 1000);
                 for (k, h) in hits.iter().enumerate() {
-                    assert_eq!(h.load(Ordering::Relaxed), round + 1, "{spec} {} threads, cell {k}", rt.threads());
+                    assert_eq!(
+                        h.load(Ordering::Relaxed),
+                        round + 1,
+                        "{spec} {} threads, cell {k}",
+                        rt.threads()
+                    );
                 }
             }
         }

@@ -218,7 +218,8 @@ impl Search {
                     let u = this.order[i].load(Relaxed);
                     for &w in g.graph.neighbors(u) {
                         let d = &this.dist[w as usize];
-                        if d.load(Relaxed) == UNSEEN && d.compare_exchange(UNSEEN, depth + 1, Relaxed, Relaxed).is_ok()
+                        if d.load(Relaxed) == UNSEEN
+                            && d.compare_exchange(UNSEEN, depth + 1, Relaxed, Relaxed).is_ok()
                         {
                             found.push(w);
                         }
@@ -260,7 +261,8 @@ impl Search {
                 let mut dependency = 0.0;
                 for &v in g.graph.neighbors(w) {
                     if this.dist[v as usize].load(Relaxed) == depth as u32 + 1 {
-                        dependency += sigma_w / load(&this.sigma[v as usize]) * (1.0 + load(&this.delta[v as usize]));
+                        dependency +=
+                            sigma_w / load(&this.sigma[v as usize]) * (1.0 + load(&this.delta[v as usize]));
                     }
                 }
                 this.delta[w as usize].store(dependency.to_bits(), Relaxed);
@@ -303,7 +305,9 @@ impl Search {
 pub fn betweenness(runner: &LoopRunner, g: &BcGraph, params: &BcParams) -> Result<BcResult, AlgoError> {
     let n = g.num_vertices();
     if let Sources::Sample { k: 0, .. } = params.sources {
-        return Err(AlgoError::InvalidParameter("betweenness needs at least one source (--sources 0)".into()));
+        return Err(AlgoError::InvalidParameter(
+            "betweenness needs at least one source (--sources 0)".into(),
+        ));
     }
     let start = Instant::now();
     let sources = params.sources.list(n);

@@ -30,7 +30,11 @@ pub fn verify(expected: &[f64], got: &[f64]) -> Result<f64, AlgoError> {
         let diff = (e - g).abs();
         let ok = if e == 0.0 { g == 0.0 } else { diff <= RELATIVE_TOLERANCE * e.abs() };
         if !ok || !g.is_finite() {
-            return Err(AlgoError::Mismatch { vertex: v, expected: format!("{e:.17e}"), got: format!("{g:.17e}") });
+            return Err(AlgoError::Mismatch {
+                vertex: v,
+                expected: format!("{e:.17e}"),
+                got: format!("{g:.17e}"),
+            });
         }
         if e != 0.0 {
             worst = worst.max(diff / e.abs());

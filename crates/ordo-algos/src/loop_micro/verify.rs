@@ -13,7 +13,11 @@ pub fn verify(expected: &Checksum, got: &Checksum) -> Result<(), AlgoError> {
         ("increments", expected.increments, got.increments),
     ] {
         if e != g {
-            return Err(AlgoError::ValueMismatch { what: what.into(), expected: e.to_string(), got: g.to_string() });
+            return Err(AlgoError::ValueMismatch {
+                what: what.into(),
+                expected: e.to_string(),
+                got: g.to_string(),
+            });
         }
     }
     Ok(())

@@ -79,7 +79,9 @@ impl PrPullParams {
         }
         if let Stop::Tolerance { tolerance, .. } = self.stop {
             if !(tolerance.is_finite() && tolerance > 0.0) {
-                return Err(AlgoError::InvalidParameter(format!("tolerance {tolerance} is not a positive number")));
+                return Err(AlgoError::InvalidParameter(format!(
+                    "tolerance {tolerance} is not a positive number"
+                )));
             }
         }
         Ok(())

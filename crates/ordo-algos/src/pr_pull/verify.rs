@@ -54,7 +54,8 @@ pub fn verify(
                             .get(k as usize - 1)
                             .is_some_and(|&c| (c - tolerance).abs() <= STOP_SLACK * tolerance)
                 };
-                let (a, b) = (expected.iterations.min(result.iterations), expected.iterations.max(result.iterations));
+                let (a, b) =
+                    (expected.iterations.min(result.iterations), expected.iterations.max(result.iterations));
                 b == a + 1 && (near(a) || near(b))
             }
         };
@@ -79,7 +80,11 @@ pub fn compare_ranks(expected: &[f64], got: &[f64]) -> Result<(), AlgoError> {
     }
     match expected.iter().zip(got).position(|(e, g)| e.to_bits() != g.to_bits()) {
         None => Ok(()),
-        Some(v) => Err(AlgoError::Mismatch { vertex: v, expected: format!("{:e}", expected[v]), got: format!("{:e}", got[v]) }),
+        Some(v) => Err(AlgoError::Mismatch {
+            vertex: v,
+            expected: format!("{:e}", expected[v]),
+            got: format!("{:e}", got[v]),
+        }),
     }
 }
 

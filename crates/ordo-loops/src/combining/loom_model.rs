@@ -4,10 +4,12 @@
 //! asynchronous, with two or three threads on one combiner.
 //!
 //! Checked: every iteration is handed out exactly once, every thread
-//! terminates (loom explores every interleaving of its bounded loops; a lost
-//! request would leave a thread waiting forever, which loom reports as a
-//! deadlock or an exceeded branch budget), and the iterations a thread was
-//! handed are the ones written in its slot (the answer is read consistently).
+//! terminates (a lost request would leave a thread waiting forever, which
+//! loom reports as a deadlock or an exceeded branch budget), and every batch
+//! a thread gets is a non-empty part of the loop no longer than a batch (so
+//! `end` is read with its `start`). The two-thread models explore every
+//! interleaving with up to 3 preemptions (2 with a striped upstream); the
+//! three-thread models are 20-second searches with up to 2 preemptions.
 //!
 //! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p ordo-loops --release --lib loom`
 
@@ -21,15 +23,42 @@ use crate::spec::Granularity;
 use crate::tree::Team;
 use crate::wait::SpinBudget;
 
+/// Preemption bound of the two-thread models (`LOOM_MAX_PREEMPTIONS`
+/// overrides every bound). The spin loops of the protocol make the
+/// unbounded space too large to finish; loom's authors recommend 2–3.
+const PREEMPTIONS: usize = 3;
+
+/// How a model is explored.
+#[derive(Clone, Copy)]
+enum Search {
+    /// Every interleaving with at most this many preemptions.
+    Bounded(usize),
+    /// A random-order search with at most 2 preemptions, stopped after this
+    /// many seconds (the three-thread space is too large to exhaust:
+    /// waiting for the lock is a loop whose every round is a choice).
+    Timed(u64),
+}
+
 fn model<S: SlotLayout + Send + 'static, const ASYNC: bool>(
     threads: usize,
     iterations: u64,
     batch: u64,
     striped: bool,
-    preemptions: Option<usize>,
+    search: Search,
 ) {
     let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = preemptions;
+    // Waiting for a lock whose holder has not yet seen our request repeats
+    // until the holder leaves: a long but finite execution.
+    builder.max_branches = 100_000;
+    match search {
+        Search::Bounded(p) => {
+            builder.preemption_bound = builder.preemption_bound.or(Some(p));
+        }
+        Search::Timed(seconds) => {
+            builder.preemption_bound = builder.preemption_bound.or(Some(2));
+            builder.max_duration = Some(std::time::Duration::from_secs(seconds));
+        }
+    }
     builder.check(move || {
         let team = Arc::new(Team::solo_for_test(threads, 1));
         let dist: Arc<CombiningDistributor<S, ASYNC>> = Arc::new(CombiningDistributor::new(
@@ -46,7 +75,10 @@ fn model<S: SlotLayout + Send + 'static, const ASYNC: bool>(
             move |rank: usize| {
                 let mut cursor = dist.cursor(team.member(rank));
                 while let Some(r) = dist.next(&mut cursor) {
-                    assert!(!r.is_empty() && r.end <= iterations && r.end - r.start <= batch, "bad batch {r:?}");
+                    assert!(
+                        !r.is_empty() && r.end <= iterations && r.end - r.start <= batch,
+                        "bad batch {r:?}"
+                    );
                     for i in r {
                         runs[i as usize].fetch_add(1, Ordering::Relaxed);
                     }
@@ -71,25 +103,25 @@ fn model<S: SlotLayout + Send + 'static, const ASYNC: bool>(
 
 #[test]
 fn loom_combining_sync_two_threads() {
-    model::<Packed, false>(2, 3, 1, false, None);
+    model::<Packed, false>(2, 3, 1, false, Search::Bounded(PREEMPTIONS));
 }
 
 #[test]
 fn loom_combining_async_two_threads() {
-    model::<Packed, true>(2, 3, 1, false, None);
+    model::<Packed, true>(2, 3, 1, false, Search::Bounded(PREEMPTIONS));
 }
 
 #[test]
 fn loom_combining_async_two_threads_striped_upstream() {
-    model::<Padded, true>(2, 3, 2, true, None);
+    model::<Padded, true>(2, 3, 2, true, Search::Bounded(2));
 }
 
 #[test]
 fn loom_combining_sync_three_threads() {
-    model::<Packed, false>(3, 2, 1, false, Some(3));
+    model::<Packed, false>(3, 2, 1, false, Search::Timed(20));
 }
 
 #[test]
 fn loom_combining_async_three_threads() {
-    model::<Padded, true>(3, 2, 1, false, Some(3));
+    model::<Padded, true>(3, 2, 1, false, Search::Timed(20));
 }

@@ -10,7 +10,7 @@
 //! The slot protocol and its correctness argument are in `README.md` next to
 //! this file; `loom_model.rs` checks it.
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_model;
 #[cfg(test)]
 mod test;

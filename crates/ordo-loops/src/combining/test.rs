@@ -61,7 +61,12 @@ fn more_than_64_slots_are_served_in_groups() {
     assert_eq!(starts, (0..70).collect::<Vec<_>>());
 }
 
-fn exactly_once<S: SlotLayout + Send, const ASYNC: bool>(threads: usize, cores: usize, striped: bool, batch: u64) {
+fn exactly_once<S: SlotLayout + Send, const ASYNC: bool>(
+    threads: usize,
+    cores: usize,
+    striped: bool,
+    batch: u64,
+) {
     let n = 20_000u64;
     let team = Team::solo_for_test(threads, cores);
     let dist: CombiningDistributor<S, ASYNC> =

@@ -50,19 +50,31 @@ fn participate(m: &Model, generation: u64) {
 
 fn follower(m: Arc<Model>, socket: usize) -> thread::JoinHandle<()> {
     thread::spawn(move || {
-        let generation = m.location.load(Ordering::Acquire);
+        // Relaxed: the slot alone must order the work item before its use
+        // (the runtime's locations happen to synchronise too).
+        let generation = m.location.load(Ordering::Relaxed);
         if generation == 0 {
             return;
         }
         if m.slot.try_enter(generation, socket).is_some() {
+            // As the runtime does: read the work item as soon as entered.
+            let seen = m.item.with(|p| unsafe { *p });
+            assert_eq!(seen, generation, "the work item of the loop entered");
             participate(&m, generation);
             m.slot.leave(socket);
         }
     })
 }
 
+/// Explores the model with `followers` followers; with two, every
+/// interleaving with up to 2 preemptions (the wait loops make the full space
+/// too large).
 fn model(iterations: u64, sockets: usize, followers: usize) {
-    loom::model(move || {
+    let mut builder = loom::model::Builder::new();
+    if followers > 1 {
+        builder.preemption_bound = builder.preemption_bound.or(Some(2));
+    }
+    builder.check(move || {
         let m = Arc::new(Model {
             slot: LoopSlot::new(sockets),
             location: AtomicU64::new(0),
@@ -118,7 +130,7 @@ fn loom_completion_stale_value_cannot_join_the_next_loop() {
         let follower = {
             let (slot, location, item) = (slot.clone(), location.clone(), item.clone());
             thread::spawn(move || {
-                let generation = location.load(Ordering::Acquire);
+                let generation = location.load(Ordering::Relaxed);
                 if generation != 0 && slot.try_enter(generation, 0).is_some() {
                     let seen = item.with(|p| unsafe { *p });
                     assert_eq!(seen, generation, "joined generation {generation} but saw the item of {seen}");

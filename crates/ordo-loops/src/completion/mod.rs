@@ -8,7 +8,7 @@
 //! stack) is reached through the slot only by threads counted as active.
 //! See `README.md` in this folder for the protocol and why it is correct.
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_model;
 #[cfg(test)]
 mod test;
@@ -81,7 +81,11 @@ impl LoopSlot {
         self.generation.store(generation, Ordering::Relaxed);
         self.item.store(item, Ordering::Relaxed);
         for word in self.words.iter() {
-            debug_assert_eq!(word.load(Ordering::Relaxed) & (COUNT_MASK | OPEN), 0, "slot reopened while busy");
+            debug_assert_eq!(
+                word.load(Ordering::Relaxed) & (COUNT_MASK | OPEN),
+                0,
+                "slot reopened while busy"
+            );
             // Release: a follower whose CAS reads this value sees the item.
             word.store(generation << GEN_SHIFT | OPEN, Ordering::Release);
         }
@@ -129,7 +133,12 @@ impl LoopSlot {
         for word in self.words.iter() {
             let mut current = word.load(Ordering::Relaxed);
             while current >> GEN_SHIFT == generation && current & OPEN != 0 {
-                match word.compare_exchange_weak(current, current & !OPEN, Ordering::Relaxed, Ordering::Relaxed) {
+                match word.compare_exchange_weak(
+                    current,
+                    current & !OPEN,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
                     Ok(_) => break,
                     Err(seen) => current = seen,
                 }

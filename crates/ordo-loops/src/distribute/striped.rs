@@ -107,7 +107,12 @@ impl StripedDistributor {
 
     /// The static partition: one stripe per thread, claimed whole.
     pub(crate) fn static_partition(range: Range<u64>, threads: usize) -> Self {
-        StripedDistributor { stripes: Stripes::new(range, threads), batch: 1, level: Granularity::Thread, whole: true }
+        StripedDistributor {
+            stripes: Stripes::new(range, threads),
+            batch: 1,
+            level: Granularity::Thread,
+            whole: true,
+        }
     }
 }
 

@@ -636,7 +636,7 @@ impl RuntimeBuilder {
         let (pinned_tx, pinned_rx) = std::sync::mpsc::channel::<bool>();
         for tid in 1..threads {
             let shared = shared.clone();
-            let core = pin.then(|| core_ids[tid]);
+            let core = core_ids.get(tid).copied().filter(|_| pin);
             let pinned_tx = pinned_tx.clone();
             let worker = std::thread::Builder::new()
                 .name(format!("ordo-loops-{tid}"))

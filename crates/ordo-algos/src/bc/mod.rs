@@ -26,6 +26,7 @@
 //!    `δ(w) = Σ_{w -> v, dist(v) = dist(w) + 1} σ(w)/σ(v)·(1 + δ(v))` and
 //!    adding them to the participant's values;
 //! 3. one inner loop resetting what the search touched.
+//!
 //! Pulling keeps every sum in CSR order on one thread, so the result does
 //! not depend on the thread count except for the order in which sources are
 //! summed (see [`verify`]).

@@ -91,6 +91,9 @@ impl SlotLayout for Padded {
 }
 
 /// Where combiners get work: one counter, or one stripe per combiner.
+// The shared counter is padded to its own cache line (hence large); there
+// is one of these per loop, never moved in a hot path.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum UpstreamCounters {
     /// One counter for the loop.
     Shared(SharedCounter),

@@ -20,7 +20,7 @@
 use std::process::ExitCode;
 
 use ordo_algos::loop_micro::{self, reference, MicroParams, Shape};
-use ordo_algos::loop_runner::{LoopRunner, LoopSpec};
+use ordo_algos::loop_runner::{LoopKind, LoopRunner, LoopSpec};
 
 struct Options {
     threads: Vec<usize>,
@@ -151,11 +151,9 @@ fn main() -> ExitCode {
                 }
                 let batch = spec.batch().map(|b| b.to_string()).unwrap_or_default();
                 let name = config.split(':').next().unwrap_or(&config);
-                let label = match &spec {
-                    LoopSpec::Loops(d) => {
-                        d.to_string().replace(&format!("batch={batch}"), "").replace(":,", ":")
-                    }
-                    LoopSpec::Rayon { .. } => name.to_string(),
+                let label = match &spec.kind {
+                    LoopKind::Loops(d) => d.to_string().replace(&format!("batch={batch}"), "").replace(":,", ":"),
+                    LoopKind::Rayon { .. } => name.to_string(),
                 };
                 let label = label.trim_end_matches([',', ':']).to_string();
                 println!(

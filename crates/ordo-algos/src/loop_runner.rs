@@ -21,7 +21,7 @@ use crate::AlgoError;
 
 /// Which runtime runs a kernel's loops, and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LoopSpec {
+pub enum LoopKind {
     /// An ordo-loops distributor.
     Loops(DistributorSpec),
     /// rayon's `par_iter`, with `with_min_len(min_len)` when given.
@@ -31,13 +31,43 @@ pub enum LoopSpec {
     },
 }
 
+/// A `--loop` spec: the runtime and distributor of a kernel's loops, and
+/// optionally how many threads run them.
+///
+/// `NAME[:key=value,...]` where `NAME` is an ordo-loops distributor
+/// (`shared`, `striped`, `combining`, `async-combining`, `static`, with
+/// their parameters) or `rayon` (parameter `batch`: `with_min_len`). Every
+/// name also takes `threads=T`: run the loops on `T` threads instead of the
+/// run's thread count, so that a benchmark plan can sweep threads and batch
+/// size as the two variables of one heatmap (Callisto-RTS Figure 5).
+///
+/// ```
+/// use ordo_algos::loop_runner::LoopSpec;
+/// let s: LoopSpec = "shared:batch=4,threads=2".parse().unwrap();
+/// assert_eq!((s.batch(), s.threads), (Some(4), Some(2)));
+/// assert_eq!(s.to_string(), "shared:batch=4,threads=2");
+/// assert_eq!("rayon".parse::<LoopSpec>().unwrap().to_string(), "rayon");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopSpec {
+    /// The runtime and distributor.
+    pub kind: LoopKind,
+    /// The threads to run on, when not the run's.
+    pub threads: Option<usize>,
+}
+
 impl Default for LoopSpec {
     fn default() -> Self {
-        LoopSpec::Loops(DistributorSpec::default())
+        LoopSpec { kind: LoopKind::Loops(DistributorSpec::default()), threads: None }
     }
 }
 
 impl LoopSpec {
+    /// A spec of `kind` on the run's threads.
+    pub fn new(kind: LoopKind) -> Self {
+        LoopSpec { kind, threads: None }
+    }
+
     /// Every name `--loop` accepts.
     pub fn names() -> Vec<&'static str> {
         let mut names = DistributorSpec::names();
@@ -47,19 +77,28 @@ impl LoopSpec {
 
     /// The batch size (rayon: the minimum piece length), if it has one.
     pub fn batch(&self) -> Option<usize> {
-        match self {
-            LoopSpec::Loops(d) => (d.kind() != ordo_loops::DistributorKind::Static).then(|| d.batch()),
-            LoopSpec::Rayon { min_len } => *min_len,
+        match &self.kind {
+            LoopKind::Loops(d) => (d.kind() != ordo_loops::DistributorKind::Static).then(|| d.batch()),
+            LoopKind::Rayon { min_len } => *min_len,
         }
+    }
+
+    /// The threads to run on: `threads=T` if given, else `default`.
+    pub fn threads_or(&self, default: usize) -> usize {
+        self.threads.unwrap_or(default).max(1)
     }
 }
 
 impl fmt::Display for LoopSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LoopSpec::Loops(d) => d.fmt(f),
-            LoopSpec::Rayon { min_len: None } => f.write_str("rayon"),
-            LoopSpec::Rayon { min_len: Some(b) } => write!(f, "rayon:batch={b}"),
+        let base = match &self.kind {
+            LoopKind::Loops(d) => d.to_string(),
+            LoopKind::Rayon { min_len: None } => "rayon".to_string(),
+            LoopKind::Rayon { min_len: Some(b) } => format!("rayon:batch={b}"),
+        };
+        match self.threads {
+            None => f.write_str(&base),
+            Some(t) => write!(f, "{base}{}threads={t}", if base.contains(':') { ',' } else { ':' }),
         }
     }
 }
@@ -70,29 +109,66 @@ impl FromStr for LoopSpec {
     fn from_str(text: &str) -> Result<Self, AlgoError> {
         let trimmed = text.trim();
         let (name, params) = trimmed.split_once(':').unwrap_or((trimmed, ""));
-        if name.trim() == "rayon" {
+        let name = name.trim();
+        let mut threads = None;
+        let mut rest: Vec<&str> = Vec::new();
+        for part in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part.split_once('=') {
+                Some((k, v)) if k.trim() == "threads" => {
+                    let t: usize = v.trim().parse().ok().filter(|&t| t >= 1).ok_or_else(|| {
+                        AlgoError::InvalidParameter(format!("{name}: `threads={v}`: expected a positive integer"))
+                    })?;
+                    if threads.replace(t).is_some() {
+                        return Err(AlgoError::InvalidParameter(format!("{name}: parameter `threads` given twice")));
+                    }
+                }
+                _ => rest.push(part),
+            }
+        }
+        let kind = if name == "rayon" {
             let mut min_len = None;
-            for part in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            for part in rest {
                 let batch = part.strip_prefix("batch=").ok_or_else(|| {
-                    AlgoError::InvalidParameter(format!("rayon: unknown parameter `{part}` (known: batch)"))
+                    AlgoError::InvalidParameter(format!("rayon: unknown parameter `{part}` (known: batch, threads)"))
                 })?;
                 let b: usize = batch.trim().parse().ok().filter(|&b| b >= 1).ok_or_else(|| {
-                    AlgoError::InvalidParameter(format!(
-                        "rayon: `batch={batch}`: expected a positive integer"
-                    ))
+                    AlgoError::InvalidParameter(format!("rayon: `batch={batch}`: expected a positive integer"))
                 })?;
                 if min_len.replace(b).is_some() {
                     return Err(AlgoError::InvalidParameter("rayon: parameter `batch` given twice".into()));
                 }
             }
-            return Ok(LoopSpec::Rayon { min_len });
-        }
-        trimmed.parse::<DistributorSpec>().map(LoopSpec::Loops).map_err(|e| {
-            let msg = e.to_string();
-            // Name rayon among the known loops too.
-            AlgoError::InvalidParameter(
-                msg.replace("async-combining, static)", "async-combining, static, rayon)"),
-            )
+            LoopKind::Rayon { min_len }
+        } else {
+            let spec = if rest.is_empty() { name.to_string() } else { format!("{name}:{}", rest.join(",")) };
+            let d = spec.parse::<DistributorSpec>().map_err(|e| {
+                let msg = e.to_string();
+                // Name rayon among the known loops too, and `threads` among the parameters.
+                AlgoError::InvalidParameter(
+                    msg.replace("async-combining, static)", "async-combining, static, rayon)")
+                        .replace("(known: batch", "(known: threads, batch")
+                        .replace("it takes no parameters", "known: threads"),
+                )
+            })?;
+            LoopKind::Loops(d)
+        };
+        Ok(LoopSpec { kind, threads })
+    }
+}
+
+impl crate::app::Strategy for LoopSpec {
+    const FLAG: &'static str = "loop";
+    const VALUE_NAME: &'static str = "LOOP";
+    const HELP: &'static str = "How the parallel loops are scheduled: an ordo-loops distributor \
+                                (shared, striped, combining, async-combining, static) or rayon, with \
+                                parameters, e.g. `striped:batch=32`, `async-combining:batch=4,level=core`, \
+                                `rayon:batch=64`; every name also takes threads=T (run the loops on T \
+                                threads). An unknown name or parameter is an error that lists what exists.";
+
+    fn parse(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|e| match e {
+            AlgoError::InvalidParameter(m) => m,
+            e => e.to_string(),
         })
     }
 }
@@ -118,14 +194,15 @@ impl fmt::Debug for LoopRunner {
 }
 
 impl LoopRunner {
-    /// A runner of `threads` threads for `spec`. An ordo-loops runtime takes
-    /// its topology and nesting levels from the environment
-    /// (`ORDO_TOPOLOGY`, `ORDO_LOOP_LEVELS`), or `levels` when given.
+    /// A runner for `spec` on its `threads=T`, else on `threads` threads.
+    /// An ordo-loops runtime takes its topology and nesting levels from the
+    /// environment (`ORDO_TOPOLOGY`, `ORDO_LOOP_LEVELS`), or `levels` when
+    /// given.
     pub fn new(spec: &LoopSpec, threads: usize, levels: Option<LevelMap>) -> Result<Self, AlgoError> {
-        let threads = threads.max(1);
+        let threads = spec.threads_or(threads);
         let err = |e: &dyn fmt::Display| AlgoError::InvalidParameter(e.to_string());
-        let backend = match spec {
-            LoopSpec::Loops(d) => {
+        let backend = match &spec.kind {
+            LoopKind::Loops(d) => {
                 let mut builder =
                     RuntimeBuilder::from_env().map_err(|e| err(&e))?.threads(threads).distributor(*d);
                 if let Some(levels) = levels {
@@ -133,7 +210,7 @@ impl LoopRunner {
                 }
                 Backend::Loops { runtime: builder.build().map_err(|e| err(&e))?, spec: *d }
             }
-            LoopSpec::Rayon { min_len } => Backend::Rayon {
+            LoopKind::Rayon { min_len } => Backend::Rayon {
                 pool: rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| err(&e))?,
                 min_len: *min_len,
             },
@@ -154,10 +231,11 @@ impl LoopRunner {
 
     /// The spec the loops run with.
     pub fn spec(&self) -> LoopSpec {
-        match &self.backend {
-            Backend::Loops { spec, .. } => LoopSpec::Loops(*spec),
-            Backend::Rayon { min_len, .. } => LoopSpec::Rayon { min_len: *min_len },
-        }
+        let kind = match &self.backend {
+            Backend::Loops { spec, .. } => LoopKind::Loops(*spec),
+            Backend::Rayon { min_len, .. } => LoopKind::Rayon { min_len: *min_len },
+        };
+        LoopSpec { kind, threads: Some(self.threads) }
     }
 
     /// The ordo-loops runtime, if the runner uses one.
@@ -239,9 +317,15 @@ mod tests {
         }
         assert_eq!("rayon:batch=8".parse::<LoopSpec>().unwrap().batch(), Some(8));
         assert_eq!("static".parse::<LoopSpec>().unwrap().batch(), None);
-        for (bad, needle) in
-            [("rayon:min=3", "known: batch"), ("rayon:batch=0", "positive"), ("fancy", "static, rayon)")]
-        {
+        for (bad, needle) in [
+            ("rayon:min=3", "known: batch, threads"),
+            ("rayon:batch=0", "positive"),
+            ("fancy", "static, rayon)"),
+            ("shared:threads=0", "positive"),
+            ("shared:threads=1,threads=2", "twice"),
+            ("static:batch=2", "known: threads"),
+            ("shared:level=core", "known: threads, batch"),
+        ] {
             let e = bad.parse::<LoopSpec>().unwrap_err().to_string();
             assert!(e.contains(needle), "{bad}: {e}");
         }

@@ -5,16 +5,17 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod apps;
+mod app_flags;
 mod bench;
 mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
 mod input;
+mod interrupt;
+mod output;
 mod plot;
 mod progress;
-mod report;
 
 /// ordo: priority-scheduled irregular graph algorithms.
 #[derive(Parser)]
@@ -31,7 +32,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a graph algorithm on a scheduler.
+    /// Run a graph algorithm (verified against its sequential reference with --verify).
     Run(cmd_run::RunArgs),
     /// Generate a graph.
     Gen(cmd_gen::GenArgs),

@@ -31,6 +31,7 @@
 //! not depend on the thread count except for the order in which sources are
 //! summed (see [`verify`]).
 
+pub mod app;
 pub mod reference;
 pub mod verify;
 

@@ -19,6 +19,7 @@
 //! Every run returns a checksum (iterations run, Σ index, Σ increments),
 //! which [`verify`] compares with the closed form of [`reference`].
 
+pub mod app;
 pub mod reference;
 pub mod verify;
 

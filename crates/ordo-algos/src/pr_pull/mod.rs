@@ -22,6 +22,7 @@
 //! (per-thread partial sums), which can move the stopping iteration when
 //! the change lands within rounding of the tolerance (see [`verify`]).
 
+pub mod app;
 pub mod reference;
 pub mod verify;
 

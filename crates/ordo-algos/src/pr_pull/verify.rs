@@ -41,6 +41,17 @@ pub fn verify(
     result: &PrPullResult,
 ) -> Result<PrPullResult, AlgoError> {
     let expected = reference::pr_pull(graph, transpose, params)?;
+    verify_against(graph, transpose, params, result, expected)
+}
+
+/// [`verify`] with the reference run of `params` already at hand.
+pub fn verify_against(
+    graph: &Graph,
+    transpose: &Graph,
+    params: &PrPullParams,
+    result: &PrPullResult,
+    expected: PrPullResult,
+) -> Result<PrPullResult, AlgoError> {
     let expected = if expected.iterations == result.iterations {
         expected
     } else {

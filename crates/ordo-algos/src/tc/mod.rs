@@ -12,6 +12,7 @@
 //! (fork / work / join): the work per vertex is very uneven (hubs), the
 //! skewed case of the paper's microbenchmark.
 
+pub mod app;
 pub mod reference;
 pub mod verify;
 

@@ -9,7 +9,12 @@ use ordo_graph::{Graph, VertexId};
 
 /// Triangles of the simple undirected graph underlying `graph`.
 pub fn triangles(graph: &Graph) -> u64 {
-    let simple = symmetrize_simple(graph);
+    triangles_in_simple(&symmetrize_simple(graph))
+}
+
+/// Triangles of `simple`, which must be simple and symmetric (as
+/// `symmetrize_simple` returns it).
+pub fn triangles_in_simple(simple: &Graph) -> u64 {
     let n = simple.num_vertices();
     let mut marked = vec![false; n];
     let mut count = 0u64;

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ordo_algos::loop_runner::{LoopRunner, LoopSpec};
+use ordo_algos::loop_runner::{LoopKind, LoopRunner, LoopSpec};
 use ordo_graph::{Graph, LoadOptions};
 use ordo_loops::{DistributorSpec, Runtime, Topology};
 
@@ -27,9 +27,10 @@ pub(crate) const SPECS: &[&str] = &[
 /// A runner for `spec` on `threads` threads; ordo-loops runtimes get 2
 /// threads per pretend core and 2 pretend sockets, and nesting `levels`.
 pub(crate) fn runner(spec: &str, threads: usize, levels: &str) -> LoopRunner {
-    match spec.parse::<LoopSpec>().unwrap() {
-        LoopSpec::Loops(d) => on_loops(d, threads, levels),
-        rayon => LoopRunner::new(&rayon, threads, None).unwrap(),
+    let spec: LoopSpec = spec.parse().unwrap();
+    match spec.kind {
+        LoopKind::Loops(d) => on_loops(d, threads, levels),
+        LoopKind::Rayon { .. } => LoopRunner::new(&spec, threads, None).unwrap(),
     }
 }
 

@@ -313,7 +313,7 @@ impl PmodPolicy {
     }
 }
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
     use crate::sync::Arc;

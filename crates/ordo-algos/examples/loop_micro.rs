@@ -152,7 +152,9 @@ fn main() -> ExitCode {
                 let batch = spec.batch().map(|b| b.to_string()).unwrap_or_default();
                 let name = config.split(':').next().unwrap_or(&config);
                 let label = match &spec.kind {
-                    LoopKind::Loops(d) => d.to_string().replace(&format!("batch={batch}"), "").replace(":,", ":"),
+                    LoopKind::Loops(d) => {
+                        d.to_string().replace(&format!("batch={batch}"), "").replace(":,", ":")
+                    }
                     LoopKind::Rayon { .. } => name.to_string(),
                 };
                 let label = label.trim_end_matches([',', ':']).to_string();

@@ -116,10 +116,14 @@ impl FromStr for LoopSpec {
             match part.split_once('=') {
                 Some((k, v)) if k.trim() == "threads" => {
                     let t: usize = v.trim().parse().ok().filter(|&t| t >= 1).ok_or_else(|| {
-                        AlgoError::InvalidParameter(format!("{name}: `threads={v}`: expected a positive integer"))
+                        AlgoError::InvalidParameter(format!(
+                            "{name}: `threads={v}`: expected a positive integer"
+                        ))
                     })?;
                     if threads.replace(t).is_some() {
-                        return Err(AlgoError::InvalidParameter(format!("{name}: parameter `threads` given twice")));
+                        return Err(AlgoError::InvalidParameter(format!(
+                            "{name}: parameter `threads` given twice"
+                        )));
                     }
                 }
                 _ => rest.push(part),
@@ -129,10 +133,14 @@ impl FromStr for LoopSpec {
             let mut min_len = None;
             for part in rest {
                 let batch = part.strip_prefix("batch=").ok_or_else(|| {
-                    AlgoError::InvalidParameter(format!("rayon: unknown parameter `{part}` (known: batch, threads)"))
+                    AlgoError::InvalidParameter(format!(
+                        "rayon: unknown parameter `{part}` (known: batch, threads)"
+                    ))
                 })?;
                 let b: usize = batch.trim().parse().ok().filter(|&b| b >= 1).ok_or_else(|| {
-                    AlgoError::InvalidParameter(format!("rayon: `batch={batch}`: expected a positive integer"))
+                    AlgoError::InvalidParameter(format!(
+                        "rayon: `batch={batch}`: expected a positive integer"
+                    ))
                 })?;
                 if min_len.replace(b).is_some() {
                     return Err(AlgoError::InvalidParameter("rayon: parameter `batch` given twice".into()));

@@ -126,7 +126,11 @@ impl Algorithm for Bc {
             .map_err(|e| AppError::Param(format!("--loop: {e}")))?;
         let r = super::betweenness(&runner, &self.graph, &BcParams { sources: self.sources, outer_level })?;
         let (max_vertex, max) =
-            r.values.iter().copied().enumerate().fold((0, 0.0f64), |best, (v, x)| if x > best.1 { (v, x) } else { best });
+            r.values
+                .iter()
+                .copied()
+                .enumerate()
+                .fold((0, 0.0f64), |best, (v, x)| if x > best.1 { (v, x) } else { best });
         let metrics = Fields::from([
             ("sources".to_string(), json!(r.sources.len())),
             ("bc_sum".to_string(), json!(r.values.iter().sum::<f64>())),
@@ -145,9 +149,9 @@ impl Algorithm for Bc {
     }
 
     fn verify(&self, got: &BcResult, want: &Vec<f64>) -> Result<(), AppError> {
-        super::verify::verify(want, &got.values)
-            .map(|_| ())
-            .map_err(|e| AppError::Mismatch(format!("differs from sequential Brandes by more than 1e-9 relative: {e}")))
+        super::verify::verify(want, &got.values).map(|_| ()).map_err(|e| {
+            AppError::Mismatch(format!("differs from sequential Brandes by more than 1e-9 relative: {e}"))
+        })
     }
 
     fn write_out(&self, result: &BcResult, out: &mut dyn Write) -> io::Result<()> {

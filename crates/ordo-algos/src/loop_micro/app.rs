@@ -32,7 +32,8 @@ pub struct LoopMicro {
 
 impl Algorithm for LoopMicro {
     const NAME: &'static str = "loop-micro";
-    const ABOUT: &'static str = "The parallel-loop microbenchmark of Callisto-RTS 4.1 (even or skewed work per \
+    const ABOUT: &'static str =
+        "The parallel-loop microbenchmark of Callisto-RTS 4.1 (even or skewed work per \
                                  iteration, no graph); checksum verified.";
     const PARAMS: &'static [&'static ParamDef] = &[&SIZE, &WORK, &SHAPE];
     const CYCLES: bool = false;
@@ -49,9 +50,13 @@ impl Algorithm for LoopMicro {
             usize::try_from(n).map_err(|_| AppError::Param(format!("size {n}: too large")))
         })?;
         let work = params.take_u64(&WORK)?.map_or(Ok(defaults.work), |w| {
-            u32::try_from(w).ok().filter(|&w| w >= 1).ok_or_else(|| AppError::Param(format!("work {w}: expected 1 to 2^32-1")))
+            u32::try_from(w)
+                .ok()
+                .filter(|&w| w >= 1)
+                .ok_or_else(|| AppError::Param(format!("work {w}: expected 1 to 2^32-1")))
         })?;
-        let shape = params.take_text(&SHAPE).map(|s| s.parse::<Shape>()).transpose()?.unwrap_or(defaults.shape);
+        let shape =
+            params.take_text(&SHAPE).map(|s| s.parse::<Shape>()).transpose()?.unwrap_or(defaults.shape);
         Ok(LoopMicro { params: MicroParams { iterations: size, work, shape } })
     }
 

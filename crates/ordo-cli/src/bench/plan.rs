@@ -369,7 +369,14 @@ fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<
         if let Some((_, what)) = given.iter().find(|(set, _)| *set) {
             return loc.err(i.name.span(), format!("input `{name}`: `none = true` takes no `{what}`"));
         }
-        return Ok(PlanInput { name: name.clone(), args, source: 0, target: None, missing: None, none: true });
+        return Ok(PlanInput {
+            name: name.clone(),
+            args,
+            source: 0,
+            target: None,
+            missing: None,
+            none: true,
+        });
     }
     match (&i.graph, &i.gen) {
         (Some(g), None) => {
@@ -482,7 +489,11 @@ fn parse_experiment(
                 match inputs.iter().position(|p| &p.name == i.get_ref()) {
                     Some(k) if inputs[k].none == needs_graph => {
                         let what = if needs_graph {
-                            format!("input `{}` has no graph (`none = true`) but {} needs one", i.get_ref(), first.name)
+                            format!(
+                                "input `{}` has no graph (`none = true`) but {} needs one",
+                                i.get_ref(),
+                                first.name
+                            )
                         } else {
                             format!(
                                 "{} runs without a graph: give it an input with `none = true`, not `{}`",

@@ -220,6 +220,7 @@ fn help_lists_applications_and_where_flags_apply() {
     for app in ordo_algos::app::APPS {
         assert!(help.contains(app.name), "help lacks {}: {help}", app.name);
     }
-    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d]"), "{help}");
+    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d, pr-pull]"), "{help}");
+    assert!(help.contains("--loop <LOOP>") && help.contains("[pr-pull, tc, bc, loop-micro]"), "{help}");
     assert!(help.contains("--sched <SPEC>"), "{help}");
 }

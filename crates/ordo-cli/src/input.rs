@@ -59,7 +59,7 @@ impl InputArgs {
         let mut name = match (&self.graph, &self.gen) {
             (Some(p), _) => p.display().to_string(),
             (None, Some(s)) => s.parse::<GenSpec>().map_or_else(|_| s.clone(), |g| g.to_string()),
-            (None, None) => "(no input)".into(),
+            (None, None) => NO_INPUT.into(),
         };
         let mut changes = Vec::new();
         if self.load.weights != WeightSpec::Keep {
@@ -76,6 +76,14 @@ impl InputArgs {
         }
         name
     }
+}
+
+/// How reports name the input of an application that runs without a graph.
+pub(crate) const NO_INPUT: &str = "none";
+
+/// The graph of applications that need none: no vertices, no edges.
+pub(crate) fn empty_graph() -> Graph {
+    ordo_graph::EdgeList::new(0, false).into_graph().expect("the empty graph is valid")
 }
 
 /// Loads the graph named by `args` (`--graph FILE` or `--gen SPEC`), applies

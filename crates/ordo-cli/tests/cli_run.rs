@@ -191,7 +191,7 @@ fn text_report_names_the_measures() {
 #[test]
 fn flags_that_do_not_apply_are_one_line_errors() {
     for (args, want) in [
-        (&["sssp", "--alpha", "0.9"][..], "--alpha does not apply to sssp (it applies to pr, pr-d)"),
+        (&["sssp", "--alpha", "0.9"][..], "--alpha does not apply to sssp (it applies to pr, pr-d, pr-pull)"),
         (&["bfs", "--target", "3"][..], "--target does not apply to bfs (it applies to astar)"),
         (&["pr", "--classify"][..], "--classify does not apply to pr (it applies to sssp, bfs, astar)"),
         (&["mst", "--source", "1"][..], "--source does not apply to mst (it applies to sssp, bfs, astar)"),
@@ -214,6 +214,7 @@ fn help_lists_applications_and_where_flags_apply() {
     for app in ordo_algos::app::APPS {
         assert!(help.contains(app.name), "help lacks {}: {help}", app.name);
     }
-    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d]"), "{help}");
+    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d, pr-pull]"), "{help}");
+    assert!(help.contains("--loop <LOOP>") && help.contains("[pr-pull, tc, bc, loop-micro]"), "{help}");
     assert!(help.contains("--sched <SPEC>"), "{help}");
 }

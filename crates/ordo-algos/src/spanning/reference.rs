@@ -4,10 +4,9 @@
 
 use std::collections::VecDeque;
 
-use ordo_graph::VertexId;
+use ordo_graph::{UnionFind, VertexId};
 
 use super::Undirected;
-use ordo_graph::UnionFind;
 
 /// Marks "no parent yet".
 const UNSET: VertexId = VertexId::MAX;

@@ -15,6 +15,7 @@
 //! [`spec::Params`]), then add one line to the `schedulers!` registration list in
 //! [`spec`].
 
+pub mod auto;
 pub(crate) mod bag;
 pub mod chunk;
 pub(crate) mod dary_heap;

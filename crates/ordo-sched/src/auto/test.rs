@@ -1,0 +1,149 @@
+//! Unit tests of `auto`: the `Handle` contract, exact order at width 1 on
+//! one thread, sharing with hungry threads, and the width adaptation.
+
+use super::*;
+use crate::test_support::{
+    check_concurrent_exactly_once, check_exact_order_one_thread, check_exactly_once,
+    check_flush_and_lone_pops,
+};
+use crate::SchedulerSpec;
+
+fn build(threads: usize, spec: &str) -> Auto<u64> {
+    let SchedulerSpec::Auto(cfg) = spec.parse().unwrap() else { panic!("not an auto spec") };
+    Auto::new(threads, &cfg)
+}
+
+const VARIANTS: &[&str] = &["auto", "auto:shift=0", "auto:shift=5", "auto:density=1", "auto:density=1000"];
+
+#[test]
+fn every_variant_returns_exactly_the_pushed_tasks() {
+    for spec in VARIANTS {
+        check_exactly_once(spec, &build(3, spec));
+    }
+}
+
+#[test]
+fn width_one_on_one_thread_pops_in_exact_order() {
+    check_exact_order_one_thread("auto:shift=0", &build(1, "auto:shift=0"));
+}
+
+#[test]
+fn flushed_pushes_are_visible_and_a_lone_pop_never_fails() {
+    for spec in VARIANTS {
+        check_flush_and_lone_pops(spec, &build(4, spec));
+    }
+}
+
+#[test]
+fn concurrent_pushes_and_pops_lose_nothing() {
+    for spec in VARIANTS {
+        let s = build(4, spec);
+        check_concurrent_exactly_once(spec, &s, &[20_000, 5, 7_000, 0], 1000, 3);
+    }
+}
+
+#[test]
+fn a_hungry_thread_gets_half_of_the_current_bucket() {
+    let s = build(2, "auto:shift=0");
+    let mut a = s.handle(0);
+    let mut b = s.handle(1);
+    for i in 0..10 {
+        a.push(7, i);
+    }
+    a.push(9, 10);
+    assert_eq!(b.pop(), None, "nothing offered yet");
+    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1);
+    // a's next pop sees the hungry thread and offers the newest half of its
+    // current bucket (priority 7), then pops the newest of the rest.
+    assert_eq!(a.pop(), Some((7, 4)));
+    let mut got: Vec<u64> = std::iter::from_fn(|| b.pop()).map(|e| e.1).collect();
+    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1, "b ran dry again");
+    got.sort_unstable();
+    assert_eq!(got, vec![5, 6, 7, 8, 9]);
+    drop(b);
+    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 0, "b left");
+    let rest: Vec<u64> = std::iter::from_fn(|| a.pop()).map(|e| e.1).collect();
+    assert_eq!(rest, vec![3, 2, 1, 0, 10], "nobody hungry: a keeps its work");
+    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1, "a is hungry now");
+}
+
+#[test]
+fn an_offered_batch_more_urgent_than_the_next_bucket_is_taken_first() {
+    let s = build(2, "auto:shift=0");
+    let mut a = s.handle(0);
+    let mut b = s.handle(1);
+    b.push(100, 100);
+    b.push(200, 200);
+    for i in 0..4 {
+        a.push(10, i);
+    }
+    a.flush();
+    // b's current bucket (100) is more urgent than a's batch (10)? No: 10 is
+    // more urgent, but b only looks when its current bucket runs out.
+    assert_eq!(b.pop(), Some((100, 100)));
+    // Now b's next bucket is 200 and a's batch (10) is better: taken first.
+    let got: Vec<Prio> = std::iter::from_fn(|| b.pop()).map(|e| e.0).collect();
+    assert_eq!(got, vec![10, 10, 10, 10, 200]);
+}
+
+/// Pops everything of a one-thread scheduler fed by `feed` (called with
+/// each popped priority, returning the priorities to push).
+fn run_one_thread(
+    spec: &str,
+    start: &[Prio],
+    feed: impl Fn(Prio) -> Vec<Prio>,
+) -> (u64, Vec<(&'static str, u64)>, u32) {
+    let s = build(1, spec);
+    let mut h = s.handle(0);
+    for &p in start {
+        h.push(p, 0);
+    }
+    let mut pops = 0;
+    while let Some((p, _)) = h.pop() {
+        pops += 1;
+        for q in feed(p) {
+            h.push(q, 0);
+        }
+    }
+    let shift = h.buckets.shift();
+    (pops, h.counters(), shift)
+}
+
+#[test]
+fn the_width_settles_near_the_wanted_tasks_per_bucket() {
+    // 64 chains of tasks, each task spawning its successor 1000..2000 later
+    // up to a horizon: a wave of about 64 tasks per 1500 priority units.
+    let feed = |p: Prio| {
+        if p < 3_000_000 {
+            vec![p + 1000 + (p.wrapping_mul(2654435761) >> 7) % 1000]
+        } else {
+            Vec::new()
+        }
+    };
+    let start: Vec<Prio> = (0..64).map(|i| i * 10).collect();
+    let (pops, counters, shift) = run_one_thread("auto", &start, feed);
+    let get = |n: &str| counters.iter().find(|c| c.0 == n).unwrap().1;
+    let per_bucket = pops as f64 / get("buckets_visited") as f64;
+    assert!(get("width_changes") >= 1);
+    assert!(
+        (DEFAULT_DENSITY as f64 / 4.0..=DEFAULT_DENSITY as f64 * 4.0).contains(&per_bucket),
+        "tasks per bucket {per_bucket:.1} with final shift {shift}"
+    );
+    // A fixed width never changes.
+    let (_, counters, shift) = run_one_thread("auto:shift=3", &start, feed);
+    assert_eq!(shift, 3);
+    assert_eq!(counters.iter().find(|c| c.0 == "width_changes").unwrap().1, 0);
+}
+
+#[test]
+fn spec_round_trips_and_rejects_bad_values() {
+    for text in ["auto", "auto:shift=auto,density=16", "auto:shift=12,density=3"] {
+        let spec: SchedulerSpec = text.parse().unwrap();
+        let again: SchedulerSpec = spec.to_string().parse().unwrap();
+        assert_eq!(spec, again);
+    }
+    assert_eq!("auto".parse::<SchedulerSpec>().unwrap().to_string(), "auto:shift=auto,density=16");
+    for bad in ["auto:shift=64", "auto:shift=x", "auto:density=0", "auto:delta=3"] {
+        assert!(bad.parse::<SchedulerSpec>().is_err(), "{bad}");
+    }
+}

@@ -87,11 +87,6 @@ impl<T> Buckets<T> {
         self.ring_len + self.far.len()
     }
 
-    #[inline]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.ring_len == 0 && self.far.is_empty()
-    }
-
     /// The smallest priority of the current bucket (its lower edge), the
     /// level this thread works at; `Prio::MAX` when nothing is queued in
     /// the ring.
@@ -195,6 +190,34 @@ impl<T> Buckets<T> {
             self.bucket_emptied(slot);
         }
         Some(item)
+    }
+
+    /// Swaps the current bucket, if it holds tasks, with `spare` (which must
+    /// be empty): the caller gets the whole bucket, the ring keeps the
+    /// spare's allocation.
+    pub(crate) fn take_current(&mut self, spare: &mut Vec<(Prio, T)>) -> bool {
+        debug_assert!(spare.is_empty());
+        let slot = (self.cur & MASK) as usize;
+        if self.ring_len == 0 || self.ring[slot].is_empty() {
+            return false;
+        }
+        std::mem::swap(&mut self.ring[slot], spare);
+        self.ring_len -= spare.len();
+        self.bucket_emptied(slot);
+        true
+    }
+
+    /// The lower edge of the bucket a pop would come from next: the current
+    /// one if it holds tasks, else the next occupied one (or the overflow's
+    /// smallest priority); `Prio::MAX` when nothing is queued.
+    pub(crate) fn peek_level(&self) -> Prio {
+        if self.ring_len == 0 {
+            return self.far_min;
+        }
+        let slot = (self.cur & MASK) as usize;
+        let key =
+            if self.ring[slot].is_empty() { self.cur + self.next_occupied_distance() } else { self.cur };
+        (key << self.shift).min(self.far_min)
     }
 
     /// The current bucket (in `slot`) just became empty.

@@ -11,7 +11,7 @@ use crate::sync::Arc;
 use loom::thread;
 
 fn sched() -> Auto<Box<u64>> {
-    Auto::new(2, &AutoConfig { shift: Some(0), density: DEFAULT_DENSITY })
+    Auto::new(2, &AutoConfig { shift: Some(0), ..AutoConfig::default() })
 }
 
 fn record(got: &mut Vec<u64>, item: Option<(Prio, Box<u64>)>) {

@@ -21,20 +21,20 @@
 //!
 //! # How it works
 //! - A push appends `(prio, task)` to bucket `prio >> shift` of the
-//!   thread's ring ([`buckets`]); a pop takes the oldest task of the current
+//!   thread's ring ([`buckets`]); a pop takes the newest task of the current
 //!   bucket, and when it is empty moves to the next occupied bucket (a
-//!   bitmap scan). At a bucket change the width controller may change
-//!   `shift` (each thread its own).
-//! - A thread that finds no work anywhere counts itself *hungry*. While
-//!   some thread is hungry, every working thread checks at each pop whether
-//!   it has a batch on offer, and if not, moves half of its current bucket
-//!   (or a later bucket when the current one has a single task) into its
-//!   stash ([`stash`]), where the hungry thread takes it.
+//!   bitmap scan). At a bucket change the width controller ([`adapt`]) may
+//!   change `shift` (each thread its own).
+//! - A thread that has no work, or that moves to a bucket while another
+//!   thread works at a lower level, posts a *want* (the level it would work
+//!   at). While some thread wants, working threads look at the wants at
+//!   their pops and one whose level is more urgent moves half of its current
+//!   bucket into its stash ([`stash`]), where the asking thread takes it.
 //! - At each bucket change a thread first takes any offered batch more
-//!   urgent than its next bucket, so threads that were given work keep to
-//!   the same priority levels.
+//!   urgent than its next bucket.
 //! - `flush` (and dropping a handle) moves everything private into the
-//!   stash, which keeps the `Handle` contract; see `README.md`.
+//!   stash, which keeps the `Handle` contract; see `README.md` next to this
+//!   file for the protocol and the argument.
 
 pub(crate) mod adapt;
 pub(crate) mod buckets;
@@ -71,11 +71,15 @@ pub struct AutoConfig {
     pub shift: Option<u32>,
     /// Wanted tasks per bucket of the adaptation (`density`, default 16).
     pub density: u64,
+    /// Experimental: how many bucket widths a thread may run ahead of the
+    /// least advanced thread before it waits for it (`slack`, `none` = never
+    /// waits).
+    pub slack: Option<u64>,
 }
 
 impl Default for AutoConfig {
     fn default() -> Self {
-        AutoConfig { shift: None, density: DEFAULT_DENSITY }
+        AutoConfig { shift: None, density: DEFAULT_DENSITY, slack: None }
     }
 }
 
@@ -89,14 +93,14 @@ impl SchedConfig for AutoConfig {
         if density == 0 {
             return Err(SpecError("auto: `density=0`: expected at least 1".into()));
         }
-        Ok(AutoConfig { shift: shift.map(|s| s as u32), density })
+        let slack = p.take_u64_or_auto("slack", None)?;
+        Ok(AutoConfig { shift: shift.map(|s| s as u32), density, slack })
     }
 
     fn to_params(&self) -> String {
-        match self.shift {
-            Some(s) => format!("shift={s},density={}", self.density),
-            None => format!("shift=auto,density={}", self.density),
-        }
+        let shift = self.shift.map_or("auto".to_string(), |s| s.to_string());
+        let slack = self.slack.map_or(String::new(), |s| format!(",slack={s}"));
+        format!("shift={shift},density={}{slack}", self.density)
     }
 }
 
@@ -148,6 +152,10 @@ impl<T: Send> Scheduler<T> for Auto<T> {
             multi: threads > 1,
             buckets: Buckets::new(self.cfg.shift.unwrap_or(0)),
             ctl: Controller::new(if self.cfg.shift.is_some() { 0 } else { self.cfg.density }),
+            popbuf: Vec::new(),
+            level: Prio::MAX,
+            taken: Vec::new(),
+            spare: Vec::new(),
             want: NO_WANT,
             serve_countdown: 0,
             stats: Stats::default(),
@@ -167,12 +175,15 @@ impl<T: Send> Scheduler<T> for Auto<T> {
 
 #[derive(Default, Clone, Copy)]
 struct Stats {
-    donated_batches: u64,
-    donated_tasks: u64,
-    stolen_batches: u64,
-    stolen_tasks: u64,
+    published_buckets: u64,
+    offered_batches: u64,
+    offered_tasks: u64,
+    taken: u64,
+    taken_tasks: u64,
     flushed_batches: u64,
     rebucketed_tasks: u64,
+    waits: u64,
+    wait_spins: u64,
 }
 
 /// A thread's handle on [`Auto`].
@@ -183,7 +194,16 @@ pub struct AutoHandle<'s, T> {
     multi: bool,
     buckets: Buckets<T>,
     ctl: Controller,
-    /// Our request, mirrored in `ThreadShared::want` ([`NO_WANT`] if none).
+    /// With more than one thread: the private part of the current bucket,
+    /// popped from the back; the rest is in our pile.
+    popbuf: Vec<(Prio, T)>,
+    /// The lower edge of the bucket `popbuf` and our pile belong to.
+    level: Prio,
+    /// Tasks just taken from another thread (reused buffer).
+    taken: Vec<(Prio, T)>,
+    /// An empty vector whose allocation is reused for the next bucket.
+    spare: Vec<(Prio, T)>,
+    /// Our request, mirrored in `ThreadShared::want`.
     want: Prio,
     /// Pops left before we look at other threads' requests again.
     serve_countdown: u32,
@@ -191,13 +211,25 @@ pub struct AutoHandle<'s, T> {
     _not_send: PhantomData<*const ()>,
 }
 
+/// Buckets of at most this many tasks are not published in the pile: the
+/// owner runs them at once.
+const SMALL_BUCKET: usize = 2;
+
+/// Most rounds a thread spins waiting for a thread that is behind (a few
+/// microseconds): a thread that was descheduled must not stop the others.
+const WAIT_SPINS: u32 = 256;
+
+/// Most tasks the owner takes from its own pile at once: the rest stays
+/// visible to the other threads.
+const OWN_BLOCK: usize = 8;
+
 impl<T: Send> AutoHandle<'_, T> {
     fn me(&self) -> &ThreadShared<T> {
         &self.sched.shared.threads[self.tid]
     }
 
-    /// Sets our request; keeps `Shared::wanting` counting the threads that
-    /// have one.
+    /// Sets our request ([`NO_WANT`], a level we wait at, or [`WANT_ANY`]);
+    /// keeps `Shared::wanting` counting the threads that have one.
     fn set_want(&mut self, want: Prio) {
         if want == self.want {
             return;
@@ -212,81 +244,58 @@ impl<T: Send> AutoHandle<'_, T> {
         self.want = want;
     }
 
-    /// Publishes the level we work at.
-    fn publish_level(&self) {
-        let level = self.buckets.level();
-        let slot = &self.me().level;
-        if slot.load(Ordering::Relaxed) != level {
-            slot.store(level, Ordering::Relaxed);
-        }
-    }
-
-    /// Some thread has a request: take an offered batch if we asked for one,
-    /// and offer half of our current bucket to a thread that would
-    /// otherwise work at a worse level than ours.
+    /// Some thread waits for work: if it would work at a worse level than
+    /// ours and nothing of ours is visible, make half of our private current
+    /// bucket visible in our pile; for a thread without any work, offer a
+    /// part of our later buckets in our stash if we have nothing else.
     #[cold]
-    fn on_requests(&mut self) {
-        let shared = &self.sched.shared;
-        if self.want != NO_WANT && shared.offered.load(Ordering::Relaxed) != 0 {
-            let level = self.buckets.level();
-            if self.take_better(level, Some(self.tid)) {
-                self.set_want(NO_WANT);
-                self.publish_level();
-                return;
-            }
-        }
+    fn serve(&mut self) {
         if self.serve_countdown > 0 {
             self.serve_countdown -= 1;
             return;
         }
-        // Look again after about threads / 4 pops (at most a few loads a pop).
-        self.serve_countdown = (shared.threads.len() / 4) as u32;
-        if self.me().stash.len_hint() != 0 || self.buckets.len() < 2 {
+        // Look again after about threads / 4 pops (a few loads per pop at most).
+        self.serve_countdown = (self.sched.shared.threads.len() / 4) as u32;
+        let me = &self.sched.shared.threads[self.tid];
+        if me.pile.len_hint() != 0 {
             return;
         }
-        let level = self.buckets.level();
-        let asked = shared.threads.iter().enumerate().any(|(i, t)| {
-            i != self.tid
-                && t.want.load(Ordering::Relaxed) > level
-                && t.want.load(Ordering::Relaxed) != NO_WANT
-        });
-        if asked {
+        let (mut asked, mut starving) = (false, false);
+        for (i, t) in self.sched.shared.threads.iter().enumerate() {
+            let want = t.want.load(Ordering::Relaxed);
+            if i != self.tid && want != NO_WANT {
+                asked |= want > self.level;
+                starving |= want == WANT_ANY;
+            }
+        }
+        if asked && self.popbuf.len() >= 2 {
+            let n = self.popbuf.len();
+            let mut half = self.popbuf.split_off(n / 2);
+            me.pile.publish(&mut half, self.level);
+            self.stats.published_buckets += 1;
+        } else if starving && me.stash.len_hint() == 0 {
             if let Some(tasks) = self.buckets.split_off_share(usize::MAX) {
-                self.stats.donated_batches += 1;
-                self.stats.donated_tasks += tasks.len() as u64;
-                shared.put(self.tid, Batch::new(tasks));
+                self.stats.offered_batches += 1;
+                self.stats.offered_tasks += tasks.len() as u64;
+                me.stash.put(Batch::new(tasks));
             }
         }
     }
 
-    /// Moves a taken batch into our buckets.
-    fn absorb(&mut self, batch: Batch<T>) {
-        self.stats.stolen_batches += 1;
-        self.stats.stolen_tasks += batch.tasks.len() as u64;
-        for (p, t) in batch.tasks {
-            self.buckets.push(p, t);
-        }
-    }
-
-    /// Takes an offered batch more urgent than `level`, not from `skip`.
-    fn take_better(&mut self, level: Prio, skip: Option<usize>) -> bool {
-        match self.sched.shared.take_below(level, skip) {
-            Take::Taken(b) => {
-                self.absorb(b);
-                true
+    /// Takes work at or below `level` from another thread into our buckets.
+    fn take_from_others(&mut self, level: Prio) -> bool {
+        let mut taken = std::mem::take(&mut self.taken);
+        let got = self.sched.shared.take_at_or_below(level, self.tid, &mut taken);
+        let ok = matches!(got, Take::Got(_));
+        if ok {
+            self.stats.taken += 1;
+            self.stats.taken_tasks += taken.len() as u64;
+            for (p, t) in taken.drain(..) {
+                self.buckets.push(p, t);
             }
-            Take::Empty | Take::Busy => false,
         }
-    }
-
-    /// Whether another thread works at a level below `level`.
-    fn others_behind(&self, level: Prio) -> bool {
-        self.sched
-            .shared
-            .threads
-            .iter()
-            .enumerate()
-            .any(|(i, t)| i != self.tid && t.level.load(Ordering::Relaxed) < level)
+        self.taken = taken;
+        ok
     }
 
     /// A new bucket is current: let the controller see it and apply its
@@ -308,40 +317,100 @@ impl<T: Send> AutoHandle<'_, T> {
         }
     }
 
-    /// The current bucket is empty: move to the next one (taking offered
-    /// work that is more urgent first), or find work elsewhere.
-    fn pop_slow(&mut self) -> Option<(Prio, T)> {
-        loop {
-            match self.buckets.advance() {
-                Some(skipped) => {
-                    if self.multi {
-                        let level = self.buckets.level();
-                        if self.take_better(level, Some(self.tid)) {
-                            self.set_want(NO_WANT);
-                        } else {
-                            // Ahead of another thread: ask for its work.
-                            self.set_want(if self.others_behind(level) { level } else { NO_WANT });
-                        }
-                        self.publish_level();
-                    }
-                    self.on_transition(skipped);
-                }
-                None => {
-                    if !self.multi {
-                        return None;
-                    }
-                    if !self.take_better(Prio::MAX, None) {
-                        self.set_want(WANT_ANY);
-                        self.publish_level();
-                        return None;
-                    }
-                    self.set_want(NO_WANT);
-                    self.publish_level();
-                }
+    /// Publishes `next` as our level and, while another thread works more
+    /// than `slack` bucket widths below it, asks for work below `next` and
+    /// waits (a bounded spin), taking work as soon as some is visible.
+    /// Returns true if work was taken.
+    fn wait_for_others(&mut self, next: Prio, slack: u64) -> bool {
+        self.me().level.store(next, Ordering::Relaxed);
+        let bound = next.saturating_sub(slack.saturating_mul(1 << self.buckets.shift()));
+        let behind = |h: &Self| {
+            h.sched
+                .shared
+                .threads
+                .iter()
+                .enumerate()
+                .any(|(i, t)| i != h.tid && t.level.load(Ordering::Relaxed) < bound)
+        };
+        if !behind(self) {
+            return false;
+        }
+        self.set_want(next.max(1));
+        self.stats.waits += 1;
+        let mut got = false;
+        for _ in 0..WAIT_SPINS {
+            self.stats.wait_spins += 1;
+            if self.take_from_others(next) {
+                got = true;
+                break;
             }
+            if !behind(self) {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        self.set_want(NO_WANT);
+        got
+    }
+
+    /// One thread: the current bucket is empty; move to the next one.
+    fn pop_slow_alone(&mut self) -> Option<(Prio, T)> {
+        loop {
+            let skipped = self.buckets.advance()?;
+            self.on_transition(skipped);
             if let Some(item) = self.buckets.pop_current() {
                 self.ctl.on_pop();
                 return Some(item);
+            }
+        }
+    }
+
+    /// Several threads: `popbuf` is empty. Refill it from our pile, or
+    /// publish the tasks of the current bucket (pushed since, or taken from
+    /// another thread), or take more urgent work than our next bucket from
+    /// another thread, or move to our next bucket; with nothing left
+    /// anywhere, ask for any work and fail.
+    fn pop_slow_shared(&mut self) -> Option<(Prio, T)> {
+        loop {
+            let me = &self.sched.shared.threads[self.tid];
+            if !self.popbuf.is_empty() || me.pile.take_half(&mut self.popbuf, true, OWN_BLOCK) != Take::Empty
+            {
+                if let Some(item) = self.popbuf.pop() {
+                    self.ctl.on_pop();
+                    return Some(item);
+                }
+            }
+            let level = self.buckets.level();
+            if self.buckets.take_current(&mut self.spare) {
+                self.level = level;
+                self.sched.shared.threads[self.tid].level.store(level, Ordering::Relaxed);
+                if self.spare.len() <= SMALL_BUCKET {
+                    std::mem::swap(&mut self.popbuf, &mut self.spare);
+                } else {
+                    self.stats.published_buckets += 1;
+                    self.sched.shared.threads[self.tid].pile.publish(&mut self.spare, level);
+                }
+                continue;
+            }
+            let next = self.buckets.peek_level();
+            if self.take_from_others(next) {
+                self.set_want(NO_WANT);
+                continue;
+            }
+            if let Some(slack) = self.sched.cfg.slack {
+                if next != Prio::MAX && self.wait_for_others(next, slack) {
+                    continue;
+                }
+            }
+            match self.buckets.advance() {
+                Some(skipped) => self.on_transition(skipped),
+                None => {
+                    // `take_from_others(peek_level = MAX)` above looked
+                    // everywhere and found nothing: no work at all.
+                    self.set_want(WANT_ANY);
+                    self.me().level.store(Prio::MAX, Ordering::Relaxed);
+                    return None;
+                }
             }
         }
     }
@@ -350,16 +419,16 @@ impl<T: Send> AutoHandle<'_, T> {
 impl<T> AutoHandle<'_, T> {
     /// Moves every private task into this thread's stash, in batches.
     fn publish_all(&mut self) {
-        if self.buckets.is_empty() {
+        let mut all = std::mem::take(&mut self.popbuf);
+        self.buckets.drain_all(&mut all);
+        if all.is_empty() {
             return;
         }
-        let mut all = Vec::with_capacity(self.buckets.len());
-        self.buckets.drain_all(&mut all);
         let mut rest = all.into_iter().peekable();
         while rest.peek().is_some() {
             let tasks: Vec<(Prio, T)> = rest.by_ref().take(FLUSH_BATCH).collect();
             self.stats.flushed_batches += 1;
-            self.sched.shared.put(self.tid, Batch::new(tasks));
+            self.sched.shared.threads[self.tid].stash.put(Batch::new(tasks));
         }
     }
 }
@@ -373,14 +442,21 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
 
     #[inline]
     fn pop(&mut self) -> Option<(Prio, T)> {
-        if self.multi && self.sched.shared.wanting.load(Ordering::Relaxed) != 0 {
-            self.on_requests();
+        if self.multi {
+            if self.sched.shared.wanting.load(Ordering::Relaxed) != 0 && self.want == NO_WANT {
+                self.serve();
+            }
+            if let Some(item) = self.popbuf.pop() {
+                self.ctl.on_pop();
+                return Some(item);
+            }
+            return self.pop_slow_shared();
         }
         if let Some(item) = self.buckets.pop_current() {
             self.ctl.on_pop();
             return Some(item);
         }
-        self.pop_slow()
+        self.pop_slow_alone()
     }
 
     fn flush(&mut self) {
@@ -399,11 +475,14 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
             ("width_changes", c.changes),
             ("rebucketed_tasks", s.rebucketed_tasks),
             ("final_shift", u64::from(self.buckets.shift())),
-            ("donated_batches", s.donated_batches),
-            ("donated_tasks", s.donated_tasks),
-            ("taken_batches", s.stolen_batches),
-            ("taken_tasks", s.stolen_tasks),
+            ("published_buckets", s.published_buckets),
+            ("offered_batches", s.offered_batches),
+            ("offered_tasks", s.offered_tasks),
+            ("taken", s.taken),
+            ("taken_tasks", s.taken_tasks),
             ("flushed_batches", s.flushed_batches),
+            ("waits", s.waits),
+            ("wait_spins", s.wait_spins),
         ]
     }
 }
@@ -413,11 +492,11 @@ impl<T> Drop for AutoHandle<'_, T> {
     /// handle never loses tasks, and withdraws its request.
     fn drop(&mut self) {
         self.publish_all();
-        let me = &self.sched.shared.threads[self.tid];
-        me.level.store(Prio::MAX, Ordering::Relaxed);
+        let shared = &self.sched.shared;
+        shared.threads[self.tid].level.store(Prio::MAX, Ordering::Relaxed);
         if self.want != NO_WANT {
-            me.want.store(NO_WANT, Ordering::Relaxed);
-            self.sched.shared.wanting.fetch_sub(1, Ordering::Relaxed);
+            shared.threads[self.tid].want.store(NO_WANT, Ordering::Relaxed);
+            shared.wanting.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }

@@ -43,27 +43,51 @@ fn concurrent_pushes_and_pops_lose_nothing() {
 }
 
 #[test]
-fn a_hungry_thread_gets_half_of_the_current_bucket() {
+fn a_thread_takes_half_of_a_busy_threads_pile_without_its_help() {
     let s = build(2, "auto:shift=0");
     let mut a = s.handle(0);
     let mut b = s.handle(1);
-    for i in 0..10 {
-        a.push(7, i);
+    for i in 0..8 {
+        a.push(5, i);
     }
-    a.push(9, 10);
-    assert_eq!(b.pop(), None, "nothing offered yet");
-    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1);
-    // a's next pop sees the hungry thread and offers the newest half of its
-    // current bucket (priority 7), then pops the newest of the rest.
-    assert_eq!(a.pop(), Some((7, 4)));
-    let mut got: Vec<u64> = std::iter::from_fn(|| b.pop()).map(|e| e.1).collect();
-    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1, "b ran dry again");
-    got.sort_unstable();
-    assert_eq!(got, vec![5, 6, 7, 8, 9]);
+    a.push(9, 100);
+    // a's first pop publishes its current bucket (8 tasks) in its pile and
+    // takes the newest half of it privately.
+    assert_eq!(a.pop(), Some((5, 7)));
+    assert_eq!(s.shared.threads[0].pile.len_hint(), 4);
+    // b has nothing: it takes half of a's pile (the newest two) while a does
+    // nothing at all.
+    assert_eq!(b.pop(), Some((5, 3)));
+    assert_eq!(b.pop(), Some((5, 2)));
+    assert_eq!(s.shared.threads[0].pile.len_hint(), 2);
+    let mut rest: Vec<u64> = std::iter::from_fn(|| a.pop()).map(|e| e.1).collect();
+    rest.extend(std::iter::from_fn(|| b.pop()).map(|e| e.1));
+    rest.sort_unstable();
+    assert_eq!(rest, vec![0, 1, 4, 5, 6, 100]);
+}
+
+#[test]
+fn a_hungry_thread_is_offered_work_from_later_buckets() {
+    let s = build(2, "auto:shift=0");
+    let mut a = s.handle(0);
+    let mut b = s.handle(1);
+    a.push(7, 0);
+    for i in 1..=6 {
+        a.push(9, i);
+    }
+    assert_eq!(b.pop(), None, "nothing visible yet");
+    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1, "b counts itself hungry");
+    // a's pop sees a hungry thread while nothing of its own is visible: its
+    // current bucket holds one task, so it offers its whole later bucket
+    // (priority 9) in its stash.
+    assert_eq!(a.pop(), Some((7, 0)));
+    assert_eq!(s.shared.threads[0].stash.len_hint(), 1);
+    let got: Vec<u64> = std::iter::from_fn(|| b.pop()).map(|e| e.1).collect();
+    assert_eq!(got, vec![6, 5, 4, 3, 2, 1], "b ran the offered bucket");
+    assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1, "b is hungry again");
     drop(b);
     assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 0, "b left");
-    let rest: Vec<u64> = std::iter::from_fn(|| a.pop()).map(|e| e.1).collect();
-    assert_eq!(rest, vec![3, 2, 1, 0, 10], "nobody hungry: a keeps its work");
+    assert_eq!(a.pop(), None);
     assert_eq!(s.shared.wanting.load(Ordering::Relaxed), 1, "a is hungry now");
 }
 
@@ -78,8 +102,8 @@ fn an_offered_batch_more_urgent_than_the_next_bucket_is_taken_first() {
         a.push(10, i);
     }
     a.flush();
-    // b's current bucket (100) is more urgent than a's batch (10)? No: 10 is
-    // more urgent, but b only looks when its current bucket runs out.
+    // a's batch (10) is more urgent than b's current bucket (100), but b
+    // looks elsewhere only when its current bucket runs out.
     assert_eq!(b.pop(), Some((100, 100)));
     // Now b's next bucket is 200 and a's batch (10) is better: taken first.
     let got: Vec<Prio> = std::iter::from_fn(|| b.pop()).map(|e| e.0).collect();

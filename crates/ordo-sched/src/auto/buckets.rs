@@ -433,7 +433,7 @@ mod tests {
         assert_eq!(b.len(), 7);
         let got = drain(&mut b);
         assert_eq!(got, vec![(3, 6), (3, 3), (3, 1), (5, 0), (7, 5), (9, 2), (2000, 4)]);
-        assert!(b.is_empty());
+        assert_eq!(b.len(), 0);
     }
 
     #[test]
@@ -535,6 +535,6 @@ mod tests {
         let mut all = Vec::new();
         b.drain_all(&mut all);
         assert_eq!(all, vec![(5, 0)]);
-        assert!(b.is_empty());
+        assert_eq!(b.len(), 0);
     }
 }

@@ -171,3 +171,40 @@ fn spec_round_trips_and_rejects_bad_values() {
         assert!(bad.parse::<SchedulerSpec>().is_err(), "{bad}");
     }
 }
+
+#[test]
+fn debug_lost_task() {
+    let s = build(3, "auto:density=1000");
+    let mut handles: Vec<_> = (0..3).map(|t| s.handle(t)).collect();
+    let ps = crate::test_support::prios(3000);
+    for (i, &p) in ps.iter().enumerate() {
+        handles[i % 3].push(p, i as u64);
+    }
+    let mut got = Vec::new();
+    let mut active = [true; 3];
+    while active.iter().any(|&a| a) {
+        for (k, (h, a)) in handles.iter_mut().zip(active.iter_mut()).enumerate() {
+            match h.pop() {
+                Some((_, t)) => got.push(t),
+                None => {
+                    *a = false;
+                    eprintln!("handle {k} done after {} pops", got.len());
+                }
+            }
+        }
+    }
+    for (k, h) in handles.iter().enumerate() {
+        eprintln!(
+            "handle {k}: ring {} popbuf {} pile {} stash {} spare {} taken {}",
+            h.buckets.len(),
+            h.popbuf.len(),
+            s.shared.threads[k].pile.len_hint(),
+            s.shared.threads[k].stash.len_hint(),
+            h.spare.len(),
+            h.taken.len()
+        );
+    }
+    got.sort_unstable();
+    got.dedup();
+    eprintln!("got {}", got.len());
+}

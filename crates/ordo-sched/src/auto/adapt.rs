@@ -29,7 +29,7 @@
 //! Steps are capped at [`MAX_STEP`] so one odd window cannot jump across
 //! the whole range.
 
-use super::buckets::PushKind;
+use super::buckets::PushCounts;
 
 /// Smallest number of pops in a window.
 pub(crate) const MIN_WINDOW: u64 = 64;
@@ -43,18 +43,13 @@ pub(crate) struct Controller {
     density: u64,
     pops: u64,
     transitions: u64,
-    pushes: u64,
-    far: u64,
+    /// The push counts when the window opened.
+    window_start: PushCounts,
     /// Pops of the windows closed so far.
     closed_pops: u64,
     /// Decisions taken so far.
     pub(crate) changes: u64,
-    /// Pushes into the current bucket and below it since the start
-    /// (statistics).
-    pub(crate) same_bucket_pushes: u64,
-    pub(crate) below_pushes: u64,
-    /// Pushes into the overflow, closed windows only.
-    closed_far: u64,
+
     /// Buckets entered since the start.
     pub(crate) buckets_visited: u64,
     /// Empty buckets stepped over since the start.
@@ -69,26 +64,12 @@ impl Controller {
             density,
             pops: 0,
             transitions: 0,
-            pushes: 0,
-            far: 0,
+            window_start: PushCounts::default(),
             closed_pops: 0,
             changes: 0,
-            same_bucket_pushes: 0,
-            below_pushes: 0,
-            closed_far: 0,
+
             buckets_visited: 0,
             buckets_skipped: 0,
-        }
-    }
-
-    #[inline]
-    pub(crate) fn on_push(&mut self, kind: PushKind) {
-        self.pushes += 1;
-        match kind {
-            PushKind::Ahead => {}
-            PushKind::Current => self.same_bucket_pushes += 1,
-            PushKind::Below => self.below_pushes += 1,
-            PushKind::Far => self.far += 1,
         }
     }
 
@@ -97,41 +78,43 @@ impl Controller {
         self.pops += 1;
     }
 
-    /// Pushes into the overflow since the start.
-    pub(crate) fn far_pushes(&self) -> u64 {
-        self.closed_far + self.far
-    }
-
     /// Successful pops since the start.
     pub(crate) fn total_pops(&self) -> u64 {
         self.closed_pops + self.pops
     }
 
-    /// A new bucket became current after `skipped` empty ones. Returns the
-    /// new shift when the window closes with a change.
+    /// A new bucket became current after `skipped` empty ones; `counts`
+    /// are the buckets' push counts. Returns the new shift when the window
+    /// closes with a change.
     #[inline]
-    pub(crate) fn on_transition(&mut self, skipped: u64, shift: u32, queued: usize) -> Option<u32> {
+    pub(crate) fn on_transition(
+        &mut self,
+        skipped: u64,
+        shift: u32,
+        queued: usize,
+        counts: PushCounts,
+    ) -> Option<u32> {
         self.transitions += 1;
         self.buckets_visited += 1;
         self.buckets_skipped += skipped;
         if self.density == 0 || self.pops < MIN_WINDOW || self.pops < queued as u64 / 2 {
             return None;
         }
-        self.decide(shift)
+        self.decide(shift, counts)
     }
 
     /// Closes the window: the new shift, if it changes.
     #[cold]
-    fn decide(&mut self, shift: u32) -> Option<u32> {
+    fn decide(&mut self, shift: u32, counts: PushCounts) -> Option<u32> {
         let density = self.pops as f64 / self.transitions.max(1) as f64;
         let target = self.density as f64;
-        let far_heavy = self.far * 8 > self.pushes;
-        self.closed_far += self.far;
+        let pushes = counts.pushes - self.window_start.pushes;
+        let far = counts.far - self.window_start.far;
+        let far_heavy = far * 8 > pushes;
+        self.window_start = counts;
         self.closed_pops += self.pops;
         self.pops = 0;
         self.transitions = 0;
-        self.pushes = 0;
-        self.far = 0;
         let widen = (target / density).log2().floor().max(0.0) as u32;
         let new = if far_heavy || density < target / 2.0 {
             shift + widen.clamp(1, MAX_STEP)
@@ -152,47 +135,55 @@ impl Controller {
 mod tests {
     use super::*;
 
-    fn window(c: &mut Controller, pops: u64, transitions: u64, pushes: u64, far: u64) {
-        for _ in 0..pushes - far {
-            c.on_push(PushKind::Ahead);
-        }
-        for _ in 0..far {
-            c.on_push(PushKind::Far);
-        }
+    /// Feeds a window of `pops` pops over `transitions` buckets; returns
+    /// push counts with `pushes` more pushes, `far` of them far.
+    fn window(
+        c: &mut Controller,
+        counts: &mut PushCounts,
+        pops: u64,
+        transitions: u64,
+        pushes: u64,
+        far: u64,
+    ) -> PushCounts {
+        counts.pushes += pushes;
+        counts.far += far;
         for _ in 0..pops {
             c.on_pop();
         }
         c.transitions = transitions - 1;
+        *counts
     }
 
     #[test]
     fn sparse_buckets_widen_dense_ones_narrow_in_range_stays() {
         let mut c = Controller::new(16);
-        window(&mut c, 256, 256, 256, 0);
-        assert_eq!(c.on_transition(0, 3, 0), Some(7), "1 task per bucket: widen by log2(16)");
-        window(&mut c, 256, 2, 256, 0);
-        assert_eq!(c.on_transition(0, 7, 0), Some(4), "128 per bucket: narrow by log2(8)");
-        window(&mut c, 256, 16, 256, 0);
-        assert_eq!(c.on_transition(0, 4, 0), None, "16 per bucket: stay");
-        window(&mut c, 256, 256, 256, 100);
-        assert_eq!(c.on_transition(0, 4, 0), Some(8), "overflow-heavy and sparse: widen by log2(16)");
-        window(&mut c, 256, 16, 256, 100);
-        assert_eq!(c.on_transition(0, 8, 0), Some(9), "overflow-heavy, dense enough: widen by one");
+        let mut n = PushCounts::default();
+        let w = window(&mut c, &mut n, 256, 256, 256, 0);
+        assert_eq!(c.on_transition(0, 3, 0, w), Some(7), "1 task per bucket: widen by log2(16)");
+        let w = window(&mut c, &mut n, 256, 2, 256, 0);
+        assert_eq!(c.on_transition(0, 7, 0, w), Some(4), "128 per bucket: narrow by log2(8)");
+        let w = window(&mut c, &mut n, 256, 16, 256, 0);
+        assert_eq!(c.on_transition(0, 4, 0, w), None, "16 per bucket: stay");
+        let w = window(&mut c, &mut n, 256, 256, 256, 100);
+        assert_eq!(c.on_transition(0, 4, 0, w), Some(8), "overflow-heavy and sparse: widen by log2(16)");
+        let w = window(&mut c, &mut n, 256, 16, 256, 100);
+        assert_eq!(c.on_transition(0, 8, 0, w), Some(9), "overflow-heavy, dense enough: widen by one");
         assert_eq!(c.changes, 4);
     }
 
     #[test]
     fn windows_need_enough_pops_and_fixed_width_never_changes() {
         let mut c = Controller::new(16);
-        window(&mut c, 32, 32, 32, 0);
-        assert_eq!(c.on_transition(0, 0, 0), None, "below MIN_WINDOW");
-        window(&mut c, 100, 100, 100, 0);
-        assert_eq!(c.on_transition(0, 0, 10_000), None, "fewer pops than half the queue");
+        let mut n = PushCounts::default();
+        let w = window(&mut c, &mut n, 32, 32, 32, 0);
+        assert_eq!(c.on_transition(0, 0, 0, w), None, "below MIN_WINDOW");
+        let w = window(&mut c, &mut n, 100, 100, 100, 0);
+        assert_eq!(c.on_transition(0, 0, 10_000, w), None, "fewer pops than half the queue");
         let mut fixed = Controller::new(0);
-        window(&mut fixed, 1000, 1000, 1000, 0);
-        assert_eq!(fixed.on_transition(0, 0, 0), None);
+        let w = window(&mut fixed, &mut n, 1000, 1000, 1000, 0);
+        assert_eq!(fixed.on_transition(0, 0, 0, w), None);
         let mut c = Controller::new(4096);
-        window(&mut c, 256, 256, 256, 0);
-        assert_eq!(c.on_transition(0, 0, 0), Some(MAX_STEP), "step capped");
+        let w = window(&mut c, &mut PushCounts::default(), 256, 256, 256, 0);
+        assert_eq!(c.on_transition(0, 0, 0, w), Some(MAX_STEP), "step capped");
     }
 }

@@ -59,6 +59,21 @@ pub(crate) struct Buckets<T> {
     far: Vec<(Prio, T)>,
     /// Smallest priority in `far` (`Prio::MAX` when empty).
     far_min: Prio,
+    /// What the pushes did so far (read by the width controller).
+    pub(crate) counts: PushCounts,
+}
+
+/// Push statistics of a [`Buckets`], since its creation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PushCounts {
+    /// Every push.
+    pub(crate) pushes: u64,
+    /// Pushes into the current bucket.
+    pub(crate) current: u64,
+    /// Pushes below the current bucket.
+    pub(crate) below: u64,
+    /// Pushes into the overflow.
+    pub(crate) far: u64,
 }
 
 impl<T> Buckets<T> {
@@ -72,6 +87,7 @@ impl<T> Buckets<T> {
             ring_len: 0,
             far: Vec::new(),
             far_min: Prio::MAX,
+            counts: PushCounts::default(),
         }
     }
 
@@ -112,17 +128,26 @@ impl<T> Buckets<T> {
     /// Appends a task to its bucket.
     #[inline]
     pub(crate) fn push(&mut self, prio: Prio, task: T) -> PushKind {
+        self.counts.pushes += 1;
         let key = prio >> self.shift;
         let offset = key.wrapping_sub(self.cur);
         if offset < RING {
             self.put(key, prio, task);
             if offset == 0 {
+                self.counts.current += 1;
                 PushKind::Current
             } else {
                 PushKind::Ahead
             }
         } else {
-            self.push_outside(key, prio, task)
+            let kind = self.push_outside(key, prio, task);
+            match kind {
+                PushKind::Current => self.counts.current += 1,
+                PushKind::Below => self.counts.below += 1,
+                PushKind::Far => self.counts.far += 1,
+                PushKind::Ahead => {}
+            }
+            kind
         }
     }
 

@@ -303,7 +303,9 @@ impl<T: Send> AutoHandle<'_, T> {
     fn on_transition(&mut self, skipped: u64) {
         let pops = self.ctl.total_pops();
         self.me().pops.store(pops, Ordering::Relaxed);
-        if let Some(shift) = self.ctl.on_transition(skipped, self.buckets.shift(), self.buckets.len()) {
+        if let Some(shift) =
+            self.ctl.on_transition(skipped, self.buckets.shift(), self.buckets.len(), self.buckets.counts)
+        {
             self.stats.rebucketed_tasks += self.buckets.set_shift(shift) as u64;
             let shared = &self.sched.shared;
             let others: u64 = shared
@@ -354,6 +356,7 @@ impl<T: Send> AutoHandle<'_, T> {
     }
 
     /// One thread: the current bucket is empty; move to the next one.
+    #[inline(never)]
     fn pop_slow_alone(&mut self) -> Option<(Prio, T)> {
         loop {
             let skipped = self.buckets.advance()?;
@@ -370,6 +373,7 @@ impl<T: Send> AutoHandle<'_, T> {
     /// another thread), or take more urgent work than our next bucket from
     /// another thread, or move to our next bucket; with nothing left
     /// anywhere, ask for any work and fail.
+    #[inline(never)]
     fn pop_slow_shared(&mut self) -> Option<(Prio, T)> {
         loop {
             let me = &self.sched.shared.threads[self.tid];
@@ -434,13 +438,12 @@ impl<T> AutoHandle<'_, T> {
 }
 
 impl<T: Send> Handle<T> for AutoHandle<'_, T> {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, prio: Prio, task: T) {
-        let kind = self.buckets.push(prio, task);
-        self.ctl.on_push(kind);
+        self.buckets.push(prio, task);
     }
 
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Option<(Prio, T)> {
         if self.multi {
             if self.sched.shared.wanting.load(Ordering::Relaxed) != 0 && self.want == NO_WANT {
@@ -469,9 +472,9 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
         vec![
             ("buckets_visited", c.buckets_visited),
             ("buckets_skipped", c.buckets_skipped),
-            ("same_bucket_pushes", c.same_bucket_pushes),
-            ("below_pushes", c.below_pushes),
-            ("far_pushes", c.far_pushes()),
+            ("same_bucket_pushes", self.buckets.counts.current),
+            ("below_pushes", self.buckets.counts.below),
+            ("far_pushes", self.buckets.counts.far),
             ("width_changes", c.changes),
             ("rebucketed_tasks", s.rebucketed_tasks),
             ("final_shift", u64::from(self.buckets.shift())),

@@ -2,12 +2,26 @@
 //! from as `ORDO_GIT_REV` (`git rev-parse --short HEAD`, `-dirty` when
 //! tracked files differ from HEAD, `unknown` outside a repository), for the
 //! `git_rev` field of `ordo bench` results.
+//!
+//! It reruns exactly when what it records may have changed: when HEAD moves
+//! (the HEAD file, the current branch's ref, packed refs) or any source of
+//! the workspace changes (every crate, the workspace manifest and lock
+//! file), so a library edit marks the binary dirty. It names only files that
+//! exist (cargo reruns a script on every build when a watched path is
+//! missing), so an unchanged tree rebuilds nothing.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn watch(path: &Path) {
+    if path.exists() {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
 }
 
 fn main() {
@@ -20,16 +34,19 @@ fn main() {
         None => "unknown".to_string(),
     };
     println!("cargo:rustc-env=ORDO_GIT_REV={rev}");
-    // Re-run when HEAD moves (a commit or a checkout); the dirty flag is
-    // refreshed when this crate's sources change.
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        for f in ["HEAD", "packed-refs"] {
-            println!("cargo:rerun-if-changed={dir}/{f}");
-        }
-        if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={dir}/{head_ref}");
+
+    let mut git_files = vec!["HEAD".to_string(), "packed-refs".to_string(), "index".to_string()];
+    if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        git_files.push(head_ref);
+    }
+    for f in &git_files {
+        if let Some(p) = git(&["rev-parse", "--path-format=absolute", "--git-path", f]) {
+            watch(&PathBuf::from(p));
         }
     }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for p in ["crates", "Cargo.toml", "Cargo.lock"] {
+        watch(&workspace.join(p));
+    }
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src");
 }

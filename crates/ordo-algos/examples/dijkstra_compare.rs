@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use ordo_algos::reference;
+use ordo_algos::sssp::reference;
 use ordo_graph::load::{load, LoadOptions};
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -7,8 +7,9 @@
 //! SCHED defaults to `strict` (or any registered scheduler spec), THREADS to
 //! 2, SIDE to 500 (a SIDE × SIDE grid).
 
-use ordo_algos::reference::{dijkstra, dijkstra_binary_heap};
-use ordo_algos::{sssp, verify, work_increase};
+use ordo_algos::sssp::reference::{dijkstra, dijkstra_binary_heap};
+use ordo_algos::sssp::verify;
+use ordo_algos::{sssp, work_increase};
 use ordo_exec::{ExecOptions, Pool};
 use ordo_graph::EdgeList;
 use ordo_sched::SchedulerSpec;

@@ -1,28 +1,38 @@
 //! ordo-algos: graph algorithms written once against the scheduler interface,
-//! with the sequential references they are measured and verified against.
+//! with the sequential references they are measured and verified against,
+//! and the application layer that offers each of them to every front end.
 //!
-//! - [`sssp()`](sssp::sssp): unordered single-source shortest paths (PMOD
+//! One folder per algorithm, each with the parallel algorithm (`mod.rs`),
+//! its sequential reference (`reference.rs`), its verification
+//! (`verify.rs`) and its application entry (`app.rs`, see [`app`]):
+//!
+//! - [`sssp`](mod@sssp): unordered single-source shortest paths (PMOD
 //!   paper, Figure 1b): atomic distance lowering, one task per improvement,
-//!   priority = distance. Runs on every scheduler.
-//! - [`bfs()`](bfs::bfs): the same with unit weights and `u32` levels.
-//! - [`astar()`](astar::astar): the shortest path to one target, priority
+//!   priority = distance; Dijkstra with a 4-ary heap as the reference (the
+//!   speed bar and the exact-order baseline of `work_increase`); exact
+//!   comparison, the Lonestar fixpoint check and the checksums (reached,
+//!   max, sum) used across implementations.
+//! - [`bfs`](mod@bfs): the same with unit weights and `u32` levels; queue
+//!   BFS as the reference.
+//! - [`astar`](mod@astar): the shortest path to one target, priority
 //!   `g + h` with an admissible coordinate heuristic (PMOD paper §5.3), and its
 //!   reference, Dijkstra stopped at the target.
 //! - [`pagerank`](mod@pagerank): data-driven pull-push PageRank (PR and PR-D,
 //!   PMOD paper §5.3): priority from the residual, with power iteration and
 //!   the exact-priority sequential run as references, and the proven L1 bound.
-//! - [`reference`](mod@reference): Dijkstra with a 4-ary heap (the speed bar and the
-//!   exact-order baseline for `work_increase`) and queue BFS.
 //! - [`mst`](mod@mst): minimum spanning forests, parallel Boruvka (priority =
 //!   component degree) on any scheduler with Kruskal as the reference.
-//! - [`verify`](mod@verify): exact comparison with a reference, the Lonestar fixpoint
-//!   check and the checksums (reached, max, sum) used across implementations.
+//! - [`spanning`](mod@spanning): spanning forests by parallel pseudo-DFS and
+//!   phased BFS on the XWS work-stealing runtime (`ordo-steal`) with adaptive
+//!   batching, the SIMPLE-style and rayon baselines, and the checker.
 //! - [`work_split`](mod@work_split): good versus useless work (PMOD paper §3.1,
 //!   Table 1) from the task notes of a run with `ExecOptions::log_tasks`.
+//! - [`app`](mod@app): the application layer (prepare / run / reference /
+//!   verify / report / write) and the registry of applications.
 //!
 //! # Example
 //! ```
-//! use ordo_algos::{reference, sssp::sssp, verify};
+//! use ordo_algos::{compare_exact, dijkstra, sssp};
 //! use ordo_exec::{ExecOptions, Pool};
 //! use ordo_graph::EdgeList;
 //!
@@ -35,27 +45,45 @@
 //! let spec = "strict".parse().unwrap();
 //! let (dist, stats) = sssp(&pool, &spec, &graph, 0, &ExecOptions::default()).unwrap();
 //! assert_eq!(dist, vec![0, 4, 7]);
-//! let exact = reference::dijkstra(&graph, 0).unwrap();
-//! verify::compare_exact(&exact.values, &dist).unwrap();
+//! let exact = dijkstra(&graph, 0).unwrap();
+//! compare_exact(&exact.values, &dist).unwrap();
 //! assert!(stats.total.tasks >= exact.settled);
 //! ```
+//!
+//! The same through the application layer, which also verifies and reports:
+//! ```
+//! use std::sync::Arc;
+//! use ordo_algos::app::{Params, Prepared, RunEnv};
+//! use ordo_algos::sssp::app::Sssp;
+//! use ordo_exec::{ExecOptions, Pool};
+//!
+//! let spec: ordo_graph::gen::GenSpec = "grid:w=30,h=30".parse().unwrap();
+//! let graph = Arc::new(spec.generate().unwrap());
+//! let app = Prepared::<Sssp>::new(graph, Params::new().with("source", "5")).unwrap();
+//! let pool = Pool::new(2).unwrap();
+//! let env = RunEnv { pool: &pool, exec: &ExecOptions::default() };
+//! let run = app.run(&env, &Prepared::<Sssp>::strategy(Some("obim:delta=2")).unwrap()).unwrap();
+//! let reference = app.reference().unwrap();
+//! app.verify(&run, &reference).unwrap();
+//! assert_eq!(run.output[5], 0);
+//! ```
 
+mod access;
+pub mod app;
 pub mod astar;
 pub mod bfs;
 pub mod error;
 pub mod mst;
 pub mod pagerank;
-pub mod reference;
+pub mod spanning;
 pub mod sssp;
-pub mod verify;
 pub mod work_split;
 
 pub use astar::{astar, AstarResult, Heuristic};
-pub use bfs::bfs;
+pub use bfs::{bfs, bfs_levels, UNREACHED_LEVEL};
 pub use error::AlgoError;
-pub use reference::{bfs_levels, dijkstra, Reference, UNREACHED_DIST, UNREACHED_LEVEL};
-pub use sssp::sssp;
-pub use verify::{check_fixpoint, compare_exact, summarize, Summary};
+pub use sssp::verify::{check_fixpoint, compare_exact, summarize, Summary};
+pub use sssp::{dijkstra, sssp, Reference, UNREACHED_DIST};
 
 /// `tasks` executed divided by the vertices the exact-order baseline settled
 /// (design.md §4); 1.0 means no wasted work. `NaN`-free: an empty baseline

@@ -19,8 +19,8 @@
 //!   total minus the measured classes, so the sum is exact by construction;
 //!   the test checks it per thread with the per-thread split.
 
-use ordo_algos::reference::{self, UNREACHED_DIST};
 use ordo_algos::work_split::{self, WorkSplit};
+use ordo_algos::UNREACHED_DIST;
 use ordo_exec::{ExecOptions, Pool, RunStats, TaskNote};
 use ordo_graph::gen::GenSpec;
 use ordo_graph::Graph;
@@ -102,16 +102,16 @@ fn sssp_and_bfs_split_matches_reached_vertices_and_task_cycles() {
     for threads in [1, 2] {
         let pool = Pool::new(threads).unwrap();
         for (name, g) in graphs() {
-            let dijkstra = reference::dijkstra(&g, 0).unwrap();
+            let dijkstra = ordo_algos::dijkstra(&g, 0).unwrap();
             let reached_dist = dijkstra.values.iter().filter(|&&d| d != UNREACHED_DIST).count() as u64;
-            let bfs = reference::bfs_levels(&g, 0).unwrap();
+            let bfs = ordo_algos::bfs_levels(&g, 0).unwrap();
             let reached_level =
                 bfs.values.iter().filter(|&&l| l != ordo_algos::UNREACHED_LEVEL).count() as u64;
             assert_eq!(reached_dist, reached_level, "{name}: the same vertices are reachable");
             assert!(reached_dist > 100, "{name}: the source reaches a real part of the graph");
             for sched in SCHEDULERS {
                 for timed in [false, true] {
-                    let opts = ExecOptions { cycle_timing: timed, log_tasks: true };
+                    let opts = ExecOptions { cycle_timing: timed, log_tasks: true, ..ExecOptions::default() };
                     let sssp = run_sssp(&pool, sched, &g, &opts);
                     assert_eq!(sssp.0, dijkstra.values, "{name} {sched}: exact distances");
                     check(&format!("sssp {name}"), sched, threads, timed, reached_dist, &sssp);
@@ -127,7 +127,8 @@ fn sssp_and_bfs_split_matches_reached_vertices_and_task_cycles() {
 fn without_log_tasks_there_are_no_notes() {
     let pool = Pool::new(2).unwrap();
     let g = generate("road:n=2000,seed=1");
-    let (_, stats) = run_sssp(&pool, "pmod", &g, &ExecOptions { cycle_timing: true, log_tasks: false });
+    let (_, stats) =
+        run_sssp(&pool, "pmod", &g, &ExecOptions { cycle_timing: true, ..ExecOptions::default() });
     assert!(stats.total.tasks > 0);
     assert!(stats.task_notes.is_empty());
 }
@@ -139,7 +140,8 @@ fn a_relaxed_order_wastes_work_that_the_split_sees() {
     // stale work, consistent with the task count above the reached count.
     let pool = Pool::new(1).unwrap();
     let g = generate("road:n=4000,seed=7");
-    let run = run_sssp(&pool, "obim:delta=20", &g, &ExecOptions { cycle_timing: false, log_tasks: true });
+    let run =
+        run_sssp(&pool, "obim:delta=20", &g, &ExecOptions { log_tasks: true, ..ExecOptions::default() });
     let split = work_split::classify(&run.1.task_notes, |v| run.0[v as usize]);
     let reached = run.0.iter().filter(|&&d| d != UNREACHED_DIST).count() as u64;
     assert_eq!(split.useless_tasks, run.1.total.tasks - reached);

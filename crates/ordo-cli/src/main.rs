@@ -5,16 +5,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod apps;
+mod app_flags;
 mod bench;
 mod cmd_convert;
+mod cmd_dist;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
+mod cmd_sim;
 mod input;
+mod interrupt;
+mod output;
 mod plot;
 mod progress;
-mod report;
 
 /// ordo: priority-scheduled irregular graph algorithms.
 #[derive(Parser)]
@@ -31,7 +34,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a graph algorithm on a scheduler.
+    /// Run a graph algorithm (verified against its sequential reference with --verify).
     Run(cmd_run::RunArgs),
     /// Generate a graph.
     Gen(cmd_gen::GenArgs),
@@ -43,6 +46,11 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Benchmark schedulers: run a plan of inputs x apps x schedulers x threads.
     Bench(bench::BenchArgs),
+    /// Run an algorithm across ranks: threads of this process, or MPI processes under mpirun.
+    Dist(cmd_dist::DistArgs),
+    /// Simulate a scheduler with N virtual threads on one core, deterministically:
+    /// work increase, rank error, invisible work, communication.
+    Sim(cmd_sim::SimArgs),
 }
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
@@ -69,6 +77,8 @@ fn main() -> ExitCode {
         Command::Info(a) => cmd_info::run(a, threads),
         Command::Plot(a) => plot::run(a, threads),
         Command::Bench(a) => bench::run(a, threads),
+        Command::Dist(a) => cmd_dist::run(a, cli.threads),
+        Command::Sim(a) => cmd_sim::run(a, threads),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,13 +1,15 @@
-//! Progress display for long loads and generation: a spinner or byte bar on
-//! stderr that appears only once the work has taken more than a second (and
-//! only when stderr is a terminal), so quick commands and scripts see nothing.
+//! Progress display for long loads, generation and runs: a spinner or byte
+//! bar on stderr that appears only once the work has taken more than a
+//! second (and only when stderr is a terminal), so quick commands and
+//! scripts see nothing.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ordo_exec::RunMonitor;
 
 /// How long work runs before its progress is shown.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -90,6 +92,86 @@ impl Drop for Progress {
     }
 }
 
+/// How often a run's progress line is refreshed.
+const RUN_REFRESH: Duration = Duration::from_millis(250);
+
+/// The progress line of a parallel run: tasks done, rate and elapsed time,
+/// read from the run's [`RunMonitor`] (per-worker counters the workers
+/// publish every few dozen tasks; no shared counter on their hot path) by a
+/// display thread, shown after a second on a terminal.
+pub(crate) struct RunProgress {
+    stop: Option<mpsc::Sender<()>>,
+    display: Option<JoinHandle<()>>,
+}
+
+impl RunProgress {
+    /// Starts the display of the run that `monitor` observes.
+    pub(crate) fn start(label: String, monitor: Arc<RunMonitor>) -> RunProgress {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let display = std::thread::spawn(move || {
+            let started = Instant::now();
+            if stopped.recv_timeout(SHOW_AFTER) != Err(RecvTimeoutError::Timeout) {
+                return;
+            }
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            loop {
+                let elapsed = started.elapsed().as_secs_f64();
+                let tasks = monitor.tasks_done();
+                bar.set_message(format!(
+                    "{label}: {} tasks, {}/s, {elapsed:.1} s",
+                    human(tasks as f64),
+                    human(tasks as f64 / elapsed.max(1e-9))
+                ));
+                bar.tick();
+                if stopped.recv_timeout(RUN_REFRESH) != Err(RecvTimeoutError::Timeout) {
+                    break;
+                }
+            }
+            bar.finish_and_clear();
+        });
+        RunProgress { stop: Some(stop), display: Some(display) }
+    }
+
+    /// Removes the line (the run ended).
+    pub(crate) fn finish(mut self) {
+        self.stop_now();
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(d) = self.display.take() {
+            let _ = d.join();
+        }
+    }
+}
+
+impl Drop for RunProgress {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+/// A count with a k / M / G suffix, three significant digits.
+fn human(x: f64) -> String {
+    let (v, unit) = match x {
+        x if x >= 1e9 => (x / 1e9, "G"),
+        x if x >= 1e6 => (x / 1e6, "M"),
+        x if x >= 1e3 => (x / 1e3, "k"),
+        x => (x, ""),
+    };
+    if unit.is_empty() {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}{unit}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Instant;
@@ -107,6 +189,16 @@ mod tests {
         p.finish();
         Progress::spinner("generating").finish();
         assert!(t.elapsed() < SHOW_AFTER, "finishing must not wait for the display delay");
+    }
+
+    #[test]
+    fn quick_runs_show_nothing_and_do_not_wait() {
+        let t = Instant::now();
+        RunProgress::start("run".into(), Arc::new(RunMonitor::new(2))).finish();
+        assert!(t.elapsed() < SHOW_AFTER);
+        assert_eq!(human(999.0), "999");
+        assert_eq!(human(1_234_567.0), "1.235M");
+        assert_eq!(human(2.5e9), "2.500G");
     }
 
     #[test]

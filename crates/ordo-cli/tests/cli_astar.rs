@@ -115,7 +115,8 @@ fn bad_target_is_one_clear_error() {
     let out = ordo().args(["run", "astar", "--gen", "grid:w=5,h=5", "--target", "25"]).output().unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--target 25") && stderr.contains("25 vertices"), "{stderr}");
+    assert!(stderr.contains("target 25") && stderr.contains("25 vertices"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
 
 #[test]

@@ -85,14 +85,10 @@ fn expected_keys() -> BTreeSet<Key> {
     set
 }
 
+/// The lower median (the definition every ordo summary uses).
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    }
+    xs[(xs.len() - 1) / 2]
 }
 
 /// Splits one CSV line (fields with commas are quoted, no embedded quotes here).
@@ -190,6 +186,23 @@ fn tiny_plan_writes_every_run_and_a_consistent_summary_and_resumes() {
         }
         assert_eq!(v["threads"].as_u64().unwrap() as usize, v["tasks_per_thread"].as_array().unwrap().len());
     }
+    // Interleaved repetitions: per input, every configuration's repetition 0
+    // runs before any repetition 1; `round` is the repetition and the
+    // positions number the runs of the session in the order they ran.
+    let mut positions: Vec<u64> = lines.iter().map(|v| v["position"].as_u64().unwrap()).collect();
+    positions.sort_unstable();
+    assert_eq!(positions, (0..32).collect::<Vec<u64>>());
+    for input in ["grid", "kron8"] {
+        let of = |rep: u64| -> Vec<u64> {
+            lines
+                .iter()
+                .filter(|v| v["input"] == input && v["rep"] == rep)
+                .map(|v| v["position"].as_u64().unwrap())
+                .collect()
+        };
+        assert!(of(0).iter().max() < of(1).iter().min(), "{input}: rounds are not interleaved");
+    }
+    assert!(lines.iter().all(|v| v["round"] == v["rep"]));
     // Every run of one input reaches the same vertices with the same sum.
     let mut sums: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for v in &lines {

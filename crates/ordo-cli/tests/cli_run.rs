@@ -191,3 +191,35 @@ fn text_report_names_the_measures() {
         assert!(text.contains(word), "text report lacks `{word}`:\n{text}");
     }
 }
+
+/// A flag that the chosen application does not take is an error naming the
+/// applications that take it, never silently ignored; nothing is loaded.
+#[test]
+fn flags_that_do_not_apply_are_one_line_errors() {
+    for (args, want) in [
+        (&["sssp", "--alpha", "0.9"][..], "--alpha does not apply to sssp (it applies to pr, pr-d)"),
+        (&["bfs", "--target", "3"][..], "--target does not apply to bfs (it applies to astar)"),
+        (&["pr", "--classify"][..], "--classify does not apply to pr (it applies to sssp, bfs, astar)"),
+        (&["mst", "--source", "1"][..], "--source does not apply to mst (it applies to sssp, bfs, astar)"),
+    ] {
+        // A graph file that does not exist: the flag check comes first.
+        let out = ordo().arg("run").args(args).args(["--graph", "/nonexistent.gr"]).output().unwrap();
+        assert!(!out.status.success(), "{args:?} must fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim(), format!("error: {want}"), "{args:?}");
+    }
+}
+
+/// `--help` lists every application with its description and each flag
+/// with the applications it applies to.
+#[test]
+fn help_lists_applications_and_where_flags_apply() {
+    let out = ordo().args(["run", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for app in ordo_algos::app::APPS {
+        assert!(help.contains(app.name), "help lacks {}: {help}", app.name);
+    }
+    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d]"), "{help}");
+    assert!(help.contains("--sched <SPEC>"), "{help}");
+}

@@ -10,12 +10,13 @@
 //! overhead between the end of a push and the next pop is counted as Deq.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
 
+use crate::monitor::{RunMonitor, PUBLISH_EVERY};
 use crate::pool::Pool;
 use crate::sleep::{Sleep, Waited};
 use crate::termination::Termination;
@@ -114,8 +115,37 @@ fn run_task<T, H, F, const TIMED: bool>(
     }
 }
 
+/// What a worker's loop reports to and obeys from the outside: its index
+/// and the run's monitor (progress counters, cancellation), if any.
+pub(crate) struct Observer<'a> {
+    pub(crate) tid: usize,
+    pub(crate) monitor: Option<&'a RunMonitor>,
+    /// Set when a worker saw the monitor's cancellation and ended the run.
+    pub(crate) cancelled: &'a AtomicBool,
+}
+
+impl Observer<'_> {
+    /// Publishes the task count; true when the run was cancelled (then the
+    /// caller ends the run).
+    #[inline]
+    fn check_in(&self, tasks: u64) -> bool {
+        match self.monitor {
+            Some(m) => {
+                m.publish(self.tid, tasks);
+                if m.is_cancelled() {
+                    self.cancelled.store(true, Ordering::Relaxed);
+                    return true;
+                }
+                false
+            }
+            None => false,
+        }
+    }
+}
+
 /// The loop of one worker, from "active, tasks possibly pushed" until global
-/// termination. Protocol: `termination/README.md`.
+/// termination. Protocol: `termination/README.md`; idling and the scan
+/// permits: `sleep/README.md`.
 pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
     handle: &mut H,
     op: &F,
@@ -123,6 +153,7 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
     sleep: &Sleep,
     ctx: &mut Context<T>,
     c: &mut Counters,
+    observer: &Observer<'_>,
 ) where
     H: Handle<T>,
     F: Fn(Prio, T, &mut Context<T>),
@@ -147,19 +178,34 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
                 },
             };
             run_task::<T, H, F, TIMED>(handle, op, ctx, sleep, c, task);
-            // `done` is only set early when another worker panicked (a real
-            // termination leaves no task to run): stop promptly then. The
-            // flag's cache line is read-mostly, so this load is an L1 hit.
+            // `done` is only set early when another worker panicked or the
+            // run was cancelled (a real termination leaves no task to run):
+            // stop promptly then. The flag's cache line is read-mostly, so
+            // this load is an L1 hit.
             if term.is_done() {
+                return;
+            }
+            if c.tasks & (PUBLISH_EVERY - 1) == 0 && observer.check_in(c.tasks) {
+                sleep.announce_done(term);
                 return;
             }
         }
         term.go_idle();
-        // Idle: scan for work (as an active thread) until a task turns up or
-        // a scan proves termination.
+        // Idle: hold a scan permit (wait for one while other idle workers
+        // hold them all), then scan for work (as an active thread) until a
+        // task turns up or a scan proves termination.
+        match sleep.acquire_scan_permit(term) {
+            None => return,
+            Some(Waited::Parked) => c.parks += 1,
+            Some(_) => {}
+        }
         let mut round = 0u32;
         while found.is_none() {
             if term.is_done() {
+                return;
+            }
+            if observer.check_in(c.tasks) {
+                sleep.announce_done(term);
                 return;
             }
             // Idling, backing off and the termination word count as Other.
@@ -167,7 +213,10 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
             let ticket = term.begin_scan();
             c.idle_scans += 1;
             match pop_counted::<T, H, TIMED>(handle, c) {
-                Some(task) => found = Some(task),
+                Some(task) => {
+                    found = Some(task);
+                    sleep.release_scan_permit();
+                }
                 None => {
                     if term.end_empty_scan(ticket) {
                         sleep.announce_done(term);
@@ -209,10 +258,15 @@ where
     c.pushes += initial_count;
     c.cycles.enq += c.lap::<TIMED>();
     c.cycles.enq_ops += if TIMED { initial_count } else { 0 };
-    crate::sleep::wait_for_all(&run.arrived, run.threads, &run.term);
+    let observer = Observer { tid, monitor: run.monitor.as_deref(), cancelled: &run.cancelled };
+    observer.check_in(0);
+    run.sleep.wait_for_all(&run.arrived, run.threads, &run.term);
     c.cycles.other += c.lap::<TIMED>();
     let mut ctx = Context::with_task_log(tid, run.log_tasks);
-    run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c);
+    run_loop::<T, _, F, TIMED>(&mut handle, op, &run.term, &run.sleep, &mut ctx, &mut c, &observer);
+    if let Some(m) = observer.monitor {
+        m.publish(tid, c.tasks);
+    }
     c.stale = ctx.stale_count();
     let cycles = TIMED.then(|| {
         let total = timing::now().wrapping_sub(start);
@@ -247,6 +301,10 @@ struct RunShared {
     arrived: AtomicUsize,
     /// [`ExecOptions::log_tasks`].
     log_tasks: bool,
+    /// [`ExecOptions::monitor`].
+    monitor: Option<std::sync::Arc<RunMonitor>>,
+    /// A worker ended the run because the monitor was cancelled.
+    cancelled: AtomicBool,
 }
 
 /// Runs `op` on every task until none is left, on scheduler `sched`, which
@@ -275,9 +333,11 @@ where
     let run = RunShared {
         threads,
         term: Termination::new(threads),
-        sleep: Sleep::new(),
+        sleep: Sleep::new(threads),
         arrived: AtomicUsize::new(0),
         log_tasks: opts.log_tasks,
+        monitor: opts.monitor.clone(),
+        cancelled: AtomicBool::new(false),
     };
     let timed = opts.cycle_timing;
     let job = |tid: usize| {
@@ -317,6 +377,7 @@ where
         sched_counters: report.counters,
         traces: report.traces,
         task_notes,
+        cancelled: run.cancelled.load(Ordering::Relaxed),
     }
 }
 
@@ -418,7 +479,7 @@ mod tests {
     fn notes_one_per_task_in_execution_order_second_call_replaces_first() {
         for threads in [1, 2] {
             for cycle_timing in [false, true] {
-                let opts = ExecOptions { cycle_timing, log_tasks: true };
+                let opts = ExecOptions { cycle_timing, log_tasks: true, ..ExecOptions::default() };
                 let stats = noted_chain(threads, &opts);
                 assert_eq!(stats.task_notes.len(), threads);
                 for (notes, t) in stats.task_notes.iter().zip(&stats.per_thread) {
@@ -443,7 +504,7 @@ mod tests {
 
     #[test]
     fn notes_are_off_by_default() {
-        let stats = noted_chain(2, &ExecOptions { cycle_timing: true, log_tasks: false });
+        let stats = noted_chain(2, &ExecOptions { cycle_timing: true, ..ExecOptions::default() });
         assert_eq!(stats.total.tasks, 101);
         assert!(stats.task_notes.is_empty());
     }

@@ -20,6 +20,7 @@
 //! work split, computed after the run by `ordo_algos::work_split`.
 
 mod executor;
+mod monitor;
 mod pool;
 mod sleep;
 mod sync;
@@ -27,6 +28,7 @@ mod termination;
 mod timing;
 
 pub use executor::{for_each, for_each_on};
+pub use monitor::{RunMonitor, PUBLISH_EVERY};
 pub use pool::{available_cores, Pool, PoolBuilder, PoolError};
 pub use timing::CYCLE_UNIT;
 
@@ -48,6 +50,10 @@ pub struct ExecOptions {
     /// until the run returns, so 1.6 GB per 10^8 tasks. Off by default; when
     /// off, [`Context::note`] is one predictable branch.
     pub log_tasks: bool,
+    /// Progress counters to publish into and a cancellation flag to obey
+    /// (see [`RunMonitor`]); `None` costs one predictable branch per
+    /// [`PUBLISH_EVERY`] tasks.
+    pub monitor: Option<std::sync::Arc<RunMonitor>>,
 }
 
 /// What one executed task said about itself through [`Context::note`], and
@@ -262,6 +268,10 @@ pub struct RunStats {
     /// whose operator never called [`Context::note`] have none). Empty when
     /// `log_tasks` is off.
     pub task_notes: Vec<Vec<TaskNote>>,
+    /// The run stopped early because its [`RunMonitor`] was cancelled: the
+    /// tasks left in the scheduler never ran, so the algorithm's result is
+    /// incomplete.
+    pub cancelled: bool,
 }
 
 impl CycleBreakdown {

@@ -53,6 +53,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::csr::{CoordSystem, Coordinates, Graph};
 use crate::error::{GraphError, Result};
+use crate::part::GraphPart;
 use crate::storage::{Buf, Plain};
 
 /// The 8 bytes every `.ordo` file starts with.
@@ -170,18 +171,24 @@ fn read_u64(b: &[u8], at: usize) -> u64 {
 
 /// Parses and checks the header and the file size; `bytes` is the whole file.
 fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
-    if bytes.is_empty() {
+    parse_header_of(path, &bytes[..bytes.len().min(HEADER_LEN)], bytes.len() as u64)
+}
+
+/// Parses and checks the header `head` (the first `min(file_len, 64)` bytes
+/// of the file) against the file's length `file_len`.
+fn parse_header_of(path: &Path, bytes: &[u8], file_len: u64) -> Result<(Header, Layout)> {
+    if file_len == 0 {
         return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
     }
     let magic_len = bytes.len().min(MAGIC.len());
     if bytes[..magic_len] != MAGIC[..magic_len] {
         return Err(GraphError::binary(path, 0, "not an .ordo file: wrong magic (expected \"ORDOGRF\\0\")"));
     }
-    if bytes.len() < HEADER_LEN {
+    if file_len < HEADER_LEN as u64 {
         return Err(GraphError::binary(
             path,
-            bytes.len() as u64,
-            format!("file truncated inside the header: {} of {HEADER_LEN} bytes", bytes.len()),
+            file_len,
+            format!("file truncated inside the header: {file_len} of {HEADER_LEN} bytes"),
         ));
     }
     let version = read_u32(bytes, AT_VERSION);
@@ -232,7 +239,7 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
     let layout = Layout::of(&header).ok_or_else(|| {
         GraphError::binary(path, AT_M as u64, format!("array sizes for n = {n}, m = {m} overflow"))
     })?;
-    if bytes.len() < layout.end {
+    if file_len < layout.end as u64 {
         // Each array is padded to 8 bytes, so the file may end inside the
         // padding of an array whose data is complete: compare padded ends.
         // `Layout::of` summed these padded lengths without overflow.
@@ -240,28 +247,28 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
             .arrays(&header)
             .into_iter()
             .map(|(name, start, len)| (name, start, len.next_multiple_of(8)))
-            .find(|&(_, start, len)| (start as u64 + len) > bytes.len() as u64)
+            .find(|&(_, start, len)| (start as u64 + len) > file_len)
             .unwrap_or(("last", layout.end, 0));
         return Err(GraphError::binary(
             path,
-            bytes.len() as u64,
+            file_len,
             format!(
                 "file truncated: it ends at byte {} but the {name} array (padded to 8 bytes) occupies \
                  bytes {start}..{} (header says n = {n}, m = {m}; expected {} bytes)",
-                bytes.len(),
+                file_len,
                 start as u64 + padded_len,
                 layout.end
             ),
         ));
     }
-    if bytes.len() > layout.end {
+    if file_len > layout.end as u64 {
         return Err(GraphError::binary(
             path,
             layout.end as u64,
             format!(
                 "{} unexpected trailing bytes after the last array (header says n = {n}, m = {m}; \
                  expected {} bytes)",
-                bytes.len() - layout.end,
+                file_len - layout.end as u64,
                 layout.end
             ),
         ));
@@ -269,10 +276,152 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<(Header, Layout)> {
     Ok((header, layout))
 }
 
-/// Reads only the header of a `.ordo` file (cheap: no array is touched).
+/// Reads only the header of a `.ordo` file (cheap: no array is touched) and
+/// checks it against the file's size.
 pub fn read_header(path: &Path) -> Result<Header> {
-    let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
-    parse_header(path, &bytes).map(|(h, _)| h)
+    let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
+    read_header_of(path, &file).map(|(h, _)| h)
+}
+
+/// Reads and checks the first 64 bytes of `file` against its length.
+fn read_header_of(path: &Path, file: &File) -> Result<(Header, Layout)> {
+    let len = file.metadata().map_err(|e| GraphError::io(path, e))?.len();
+    let mut head = vec![0u8; len.min(HEADER_LEN as u64) as usize];
+    read_at(path, file, 0, &mut head)?;
+    parse_header_of(path, &head, len)
+}
+
+/// Fills `buf` from byte `at` of `file`.
+fn read_at(path: &Path, file: &File, at: u64, buf: &mut [u8]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, at).map_err(|e| {
+        GraphError::binary(path, at, format!("cannot read {} bytes at byte {at}: {e}", buf.len()))
+    })
+}
+
+/// How much of a file [`read_part`] verifies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PartCheck {
+    /// The header, the file size, and the structure of the rows read
+    /// (the default: only the part's own byte ranges are read).
+    #[default]
+    Rows,
+    /// In addition, the payload checksum: the whole payload is streamed
+    /// through XXH3 in 1 MiB blocks (read, not held), so every rank reads
+    /// the whole file once.
+    Full,
+}
+
+/// Reads the out-edges of the vertices `range` of a `.ordo` file, touching
+/// only the header and the byte ranges of those rows (`offsets[lo..=hi]`,
+/// then the matching slices of `targets` and `weights`); coordinates are
+/// not read.
+///
+/// # What a partial read checks, and what it cannot
+/// Checked (an error names the file and the byte offset): the header (magic,
+/// version, flags, reserved bytes, header checksum), the file size against
+/// the header, and the rows read: offsets non-decreasing and at most `m`,
+/// the first offset 0 when the range starts at vertex 0, the last offset `m`
+/// when it ends at `n`, every target `< n`. Not checked: the payload
+/// checksum, which covers the whole payload and cannot be split (XXH3 is a
+/// sequential hash), unless [`PartCheck::Full`] streams the whole file; so a
+/// flipped bit in a weight, or in a target that stays `< n`, goes unnoticed
+/// by a partial read. The parts of all ranks together check every offset
+/// and target, so the CSR invariants of the whole graph hold when every
+/// rank's read succeeds.
+///
+/// # Errors
+/// As [`load`] for the header and size; a range beyond `n`; an I/O error.
+pub fn read_part(path: &Path, range: std::ops::Range<u32>, check: PartCheck) -> Result<GraphPart> {
+    let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
+    let (header, layout) = read_header_of(path, &file)?;
+    let (n, m) = (header.n, header.m);
+    if u64::from(range.end) > n || range.start > range.end {
+        return Err(GraphError::file(
+            path,
+            format!("vertex range {}..{} is outside the graph's {n} vertices", range.start, range.end),
+        ));
+    }
+    if check == PartCheck::Full {
+        let mut hasher = Xxh3::new();
+        let mut block = vec![0u8; 1 << 20];
+        let mut at = HEADER_LEN as u64;
+        while at < layout.end as u64 {
+            let len = (layout.end as u64 - at).min(block.len() as u64) as usize;
+            read_at(path, &file, at, &mut block[..len])?;
+            hasher.update(&block[..len]);
+            at += len as u64;
+        }
+        let sum = hasher.digest();
+        if sum != header.payload_checksum {
+            return Err(GraphError::binary(
+                path,
+                AT_PAYLOAD_SUM as u64,
+                format!(
+                    "payload checksum mismatch (stored {:#018x}, computed {sum:#018x}): the arrays \
+                     after byte {HEADER_LEN} are corrupted",
+                    header.payload_checksum
+                ),
+            ));
+        }
+    }
+    let (lo, hi) = (range.start as u64, range.end as u64);
+    let offsets_at = layout.offsets as u64 + 8 * lo;
+    let mut raw = vec![0u8; 8 * (hi - lo + 1) as usize];
+    read_at(path, &file, offsets_at, &mut raw)?;
+    let offsets: Vec<u64> = decode(&raw, (hi - lo + 1) as usize, u64::from_le_bytes);
+    drop(raw);
+    let at_offset = |i: usize| offsets_at + 8 * i as u64;
+    if lo == 0 && offsets[0] != 0 {
+        return Err(GraphError::binary(
+            path,
+            at_offset(0),
+            format!("first edge offset is {} instead of 0", offsets[0]),
+        ));
+    }
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(GraphError::binary(
+            path,
+            at_offset(i + 1),
+            format!("edge offsets decrease at vertex {}: {} > {}", lo + i as u64, offsets[i], offsets[i + 1]),
+        ));
+    }
+    let last = *offsets.last().expect("hi - lo + 1 >= 1 offsets");
+    if last > m || (hi == n && last != m) {
+        return Err(GraphError::binary(
+            path,
+            at_offset(offsets.len() - 1),
+            format!("edge offset {last} of vertex {hi} is not a valid end (the graph has {m} edges)"),
+        ));
+    }
+    let (elo, ehi) = (offsets[0], last);
+    let edges = (ehi - elo) as usize;
+    let mut raw = vec![0u8; 4 * edges];
+    let targets_at = layout.targets as u64 + 4 * elo;
+    read_at(path, &file, targets_at, &mut raw)?;
+    let targets: Vec<u32> = decode(&raw, edges, u32::from_le_bytes);
+    if let Some(i) = targets.iter().position(|&t| u64::from(t) >= n) {
+        return Err(GraphError::binary(
+            path,
+            targets_at + 4 * i as u64,
+            format!("edge {} targets vertex {} but there are only {n} vertices", elo + i as u64, targets[i]),
+        ));
+    }
+    let weights = match layout.weights {
+        Some(at) => {
+            read_at(path, &file, at as u64 + 4 * elo, &mut raw)?;
+            Some(decode(&raw, edges, u32::from_le_bytes))
+        }
+        None => None,
+    };
+    Ok(GraphPart {
+        num_vertices: n,
+        num_edges_total: m,
+        first: range.start,
+        offsets: offsets.iter().map(|o| o - elo).collect(),
+        targets,
+        weights,
+    })
 }
 
 /// The structural CSR checks, on slices already sized by the header.
@@ -624,5 +773,58 @@ mod tests {
         let mut short = vec![1u8; 10];
         reseal(&mut short);
         assert_eq!(short, vec![1u8; 10]);
+    }
+
+    #[test]
+    fn read_part_reads_the_rows_and_checks_them() {
+        use crate::part::{BlockPartition, GraphPart};
+        let g: Graph = "road:n=500,seed=2".parse::<crate::gen::GenSpec>().unwrap().generate().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.ordo");
+        write(&g, &path).unwrap();
+        for parts in [1, 2, 3, 7] {
+            let p = BlockPartition::new(500, parts);
+            for r in 0..parts {
+                for check in [PartCheck::Rows, PartCheck::Full] {
+                    let got = read_part(&path, p.range(r), check).unwrap();
+                    assert_eq!(got, GraphPart::from_graph(&g, p.range(r)));
+                }
+            }
+        }
+        let e = read_part(&path, 400..501, PartCheck::Rows).unwrap_err().to_string();
+        assert!(e.contains("outside the graph's 500 vertices"), "{e}");
+
+        // A target out of range in the second half: only the part that
+        // reads it fails, naming the byte; a flipped weight passes a
+        // partial read and fails the full check.
+        let mut bytes = to_bytes(&g);
+        let targets_at = HEADER_LEN + 8 * 501;
+        let e_last = g.num_edges() - 1;
+        bytes[targets_at + 4 * e_last..targets_at + 4 * e_last + 4].copy_from_slice(&9999u32.to_le_bytes());
+        reseal(&mut bytes);
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(read_part(&path, 0..250, PartCheck::Rows).is_ok());
+        let e = read_part(&path, 250..500, PartCheck::Rows).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("byte {}", targets_at + 4 * e_last)) && e.contains("targets vertex 9999"),
+            "{e}"
+        );
+
+        let mut bytes = to_bytes(&g);
+        let weights_at = targets_at + (4 * g.num_edges()).next_multiple_of(8);
+        bytes[weights_at] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(read_part(&path, 0..500, PartCheck::Rows).is_ok());
+        let e = read_part(&path, 0..10, PartCheck::Full).unwrap_err().to_string();
+        assert!(e.contains("payload checksum mismatch"), "{e}");
+
+        // Header and size problems are found by every part.
+        let bytes = to_bytes(&g);
+        std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
+        let e = read_part(&path, 0..1, PartCheck::Rows).unwrap_err().to_string();
+        assert!(e.contains("file truncated"), "{e}");
+        std::fs::write(&path, b"hello").unwrap();
+        let e = read_part(&path, 0..1, PartCheck::Rows).unwrap_err().to_string();
+        assert!(e.contains("wrong magic"), "{e}");
     }
 }

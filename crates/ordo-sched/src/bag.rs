@@ -16,6 +16,9 @@
 //! any synchronisation, e.g. the executor's termination protocol) sees the
 //! chunk. A stale zero is possible only while another thread is publishing,
 //! which the [`crate::Handle`] contract allows.
+//!
+//! Each socket queue is one structure for the [`crate::probe`]: the emptiness
+//! pre-check reads it, a lock writes it.
 
 use std::collections::VecDeque;
 
@@ -60,6 +63,7 @@ impl<T> Bag<T> {
     pub(crate) fn push_chunk(&self, socket: usize, chunk: Chunk<T>) {
         debug_assert!(!chunk.is_empty());
         let q = &self.queues[socket % self.queues.len()];
+        crate::probe::write(q);
         let mut chunks = lock(&q.chunks);
         chunks.push_back(chunk);
         q.len.store(chunks.len(), Ordering::Release);
@@ -74,9 +78,11 @@ impl<T> Bag<T> {
         for i in 0..n {
             let s = (home + i) % n;
             let q = &self.queues[s];
+            crate::probe::read(q);
             if q.len.load(Ordering::Acquire) == 0 {
                 continue;
             }
+            crate::probe::write(q);
             let mut chunks = lock(&q.chunks);
             let chunk = match self.order {
                 ChunkOrder::Fifo => chunks.pop_front(),
@@ -146,7 +152,7 @@ mod tests {
     }
 }
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
     use loom::thread;

@@ -15,7 +15,7 @@ use crate::bag::{Bag, ChunkOrder};
 use crate::chunk::{Chunk, ChunkPool, DEFAULT_CHUNK, MAX_CHUNK};
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::topology::Topology;
-use crate::{Handle, Prio, Scheduler};
+use crate::{Handle, Prio, PrivateTasks, Scheduler};
 
 /// Configuration of the chunked bags `fifo` and `lifo`.
 #[derive(Clone, Debug, PartialEq)]
@@ -186,6 +186,14 @@ impl<T: Send, const LIFO: bool> Handle<T> for ChunkedHandle<'_, T, LIFO> {
             ("steals", self.steals),
             ("own_chunk_pops", self.own_chunk_pops),
         ]
+    }
+
+    /// FIFO: the chunk being filled is unpublished, the chunk being popped
+    /// claimed. LIFO pushes onto and pops from one chunk, which after a take
+    /// mixes a taken chunk with new pushes; all of it counts as unpublished.
+    fn private_tasks(&self) -> PrivateTasks {
+        let len = |c: &Option<Chunk<T>>| c.as_ref().map_or(0, Chunk::len);
+        PrivateTasks { unpublished: len(&self.next), claimed: len(&self.cur) }
     }
 }
 

@@ -13,7 +13,13 @@
 //! # Adding a scheduler
 //! Write one module with the scheduler, its handle and its config (parsed from
 //! [`spec::Params`]), then add one line to the `schedulers!` registration list in
-//! [`spec`].
+//! [`spec`]. For the deterministic simulator (`ordo-sim`) to measure it, also:
+//! - implement [`Handle::private_tasks`] if the handle holds tasks other
+//!   handles cannot pop (the default reports none, right for a handle that
+//!   buffers nothing);
+//! - call [`probe::read`] / [`probe::write`] with the address of each shared
+//!   structure where an operation reads or writes it (locks and
+//!   read-modify-writes are writes), so that its communication is counted.
 
 pub mod auto;
 pub(crate) mod bag;
@@ -24,6 +30,7 @@ pub mod lifo;
 pub mod mq;
 pub mod obim;
 pub mod pmod;
+pub mod probe;
 pub mod reld;
 pub(crate) mod rng;
 pub mod smq;
@@ -85,6 +92,34 @@ pub trait Handle<T> {
     /// published, slow pops, steals). The executor sums them over threads.
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
+    }
+
+    /// The tasks this handle holds that no other handle's `pop` can return
+    /// now (invisible work, PMOD paper §3.3 O2), split by how they got there.
+    /// Used by the deterministic simulator after every operation, so it must
+    /// be O(1) and exact; nothing calls it in normal runs. The default, no
+    /// task, is right for handles that buffer nothing.
+    fn private_tasks(&self) -> PrivateTasks {
+        PrivateTasks::default()
+    }
+}
+
+/// Tasks a handle holds privately (see [`Handle::private_tasks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrivateTasks {
+    /// Pushed through this handle and never made visible yet: partly filled
+    /// chunks (obim, PMOD, fifo), an insert buffer (MQ), the local heap
+    /// behind the stealing buffer (SMQ).
+    pub unpublished: usize,
+    /// Taken out of a shared structure into a private one: a chunk being
+    /// popped (obim, PMOD, fifo), a delete buffer (MQ), stolen tasks (SMQ).
+    pub claimed: usize,
+}
+
+impl PrivateTasks {
+    /// Both kinds together.
+    pub fn total(&self) -> usize {
+        self.unpublished + self.claimed
     }
 }
 

@@ -31,6 +31,10 @@
 //! a blocking lock, so a `pop` that runs while no other thread operates finds
 //! any task (the `Handle` contract).
 //!
+//! Each locked queue is one structure for the [`crate::probe`]: reading its
+//! cached top reads it, a lock attempt writes it. A handle's private tasks
+//! are its insert buffer (unpublished) and delete buffer (claimed).
+//!
 //! The cached top encodes "empty" as `u64::MAX`; a task of priority
 //! `u64::MAX` is cached as `u64::MAX - 1`, so a non-empty queue never looks
 //! empty (reference-implementations §3 gotcha 1). The cache is only a hint:
@@ -46,7 +50,7 @@ use crate::rng::{probability_threshold, Chance, FastRng};
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::topology::Topology;
-use crate::{Handle, Prio, Scheduler};
+use crate::{probe, Handle, Prio, PrivateTasks, Scheduler};
 
 /// The cached top of an empty queue.
 pub(crate) const EMPTY_TOP: u64 = u64::MAX;
@@ -190,12 +194,14 @@ impl<T> LockedQueue<T> {
     /// The cached top priority ([`EMPTY_TOP`] when empty); may be stale.
     #[inline]
     pub(crate) fn top(&self) -> u64 {
+        probe::read(self);
         self.top.load(Ordering::Acquire)
     }
 
     /// Locks the queue if nobody holds it.
     #[inline]
     pub(crate) fn try_lock(&self) -> Option<QueueGuard<'_, T>> {
+        probe::write(self);
         let heap = match self.heap.try_lock() {
             Ok(heap) => heap,
             // A poisoned heap is still valid (see `lock`); never treat it as busy forever.
@@ -208,6 +214,7 @@ impl<T> LockedQueue<T> {
     /// Locks the queue, waiting if needed. A poisoned lock (a panic while a
     /// task was being pushed) still holds a valid heap, so it is used as is.
     pub(crate) fn lock(&self) -> QueueGuard<'_, T> {
+        probe::write(self);
         let heap = self.heap.lock().unwrap_or_else(|e| e.into_inner());
         QueueGuard { queue: self, heap }
     }
@@ -548,6 +555,10 @@ impl<T: Send> Handle<T> for MqHandle<'_, T> {
             ("sticky_pops", self.sticky_pops),
             ("scans", self.scans),
         ]
+    }
+
+    fn private_tasks(&self) -> PrivateTasks {
+        PrivateTasks { unpublished: self.insert_buffer.len(), claimed: self.delete_buffer.len() }
     }
 }
 

@@ -9,7 +9,9 @@
 //! empty (or locked) looks elsewhere: two random other queues by their
 //! cached tops (two-choice, as in [`crate::mq`]), then every queue with a
 //! blocking lock. A `pop` that runs while no other thread operates therefore
-//! finds any task, and nothing is ever private: `flush` has nothing to do.
+//! finds any task, and nothing is ever private: `flush` has nothing to do,
+//! and [`Handle::private_tasks`] keeps its default (none). The queues are
+//! probed in [`crate::mq`]'s locked queue.
 
 use std::marker::PhantomData;
 

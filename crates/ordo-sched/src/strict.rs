@@ -1,6 +1,7 @@
 //! `strict`: one binary heap behind one lock, popping in exact priority
 //! order. The baseline every relaxed scheduler is compared with; it does not
-//! scale, by design.
+//! scale, by design. Every operation locks the heap, a write of the one
+//! shared structure for the [`crate::probe`]; nothing is private.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -87,6 +88,7 @@ pub struct StrictHandle<'s, T> {
 
 impl<T: Send> Handle<T> for StrictHandle<'_, T> {
     fn push(&mut self, prio: Prio, task: T) {
+        crate::probe::write(&self.sched.heap);
         let mut h = self.sched.heap.lock().unwrap();
         let seq = h.next_seq;
         h.next_seq += 1;
@@ -94,6 +96,7 @@ impl<T: Send> Handle<T> for StrictHandle<'_, T> {
     }
 
     fn pop(&mut self) -> Option<(Prio, T)> {
+        crate::probe::write(&self.sched.heap);
         let mut h = self.sched.heap.lock().unwrap();
         h.heap.pop().map(|Reverse(e)| (e.prio, e.task))
     }

@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use ordo_graph::{Graph, VertexId};
 
-use crate::reference::{check_source, dijkstra_quad, with_weights, UNREACHED_DIST};
+use crate::access::{check_source, with_weights};
+use crate::sssp::reference::dijkstra_quad;
+use crate::sssp::UNREACHED_DIST;
 use crate::AlgoError;
 
 /// The result of [`dijkstra_to_target`].

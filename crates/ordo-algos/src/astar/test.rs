@@ -7,7 +7,7 @@ use ordo_exec::Pool;
 use ordo_graph::{transform::transpose, CoordSystem, Coordinates, EdgeList, Graph};
 
 use super::*;
-use crate::reference::dijkstra;
+use crate::sssp::dijkstra;
 
 /// SplitMix64, enough for test inputs.
 struct Rng(u64);

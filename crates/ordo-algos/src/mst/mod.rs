@@ -27,9 +27,9 @@
 //!   termination).
 //! - [`boruvka_exact_order`]: the same operator on one thread in exact
 //!   priority order, whose task count is the `work_increase` baseline.
-//! - [`kruskal()`](kruskal::kruskal): sort + union-find, timed, the reference
+//! - [`kruskal()`](reference::kruskal): sort + union-find, timed, the reference
 //!   and speed bar.
-//! - [`check`]: [`compare_forests`] (exact
+//! - [`verify`]: [`compare_forests`] (exact
 //!   comparison with a reference) and
 //!   [`check_spanning_forest`] (an independent
 //!   structural check: graph edges, acyclic, spanning).
@@ -54,16 +54,17 @@
 //! mst::compare_forests(&reference.forest, &forest).unwrap();
 //! ```
 
+pub mod app;
 pub mod boruvka;
-pub mod check;
-pub mod kruskal;
+pub mod reference;
+pub mod verify;
 
 #[cfg(test)]
 mod test;
 
 pub use boruvka::{boruvka, boruvka_exact_order, ExactOrderRun};
-pub use check::{check_spanning_forest, compare_forests, MstError};
-pub use kruskal::{kruskal, KruskalRun};
+pub use reference::{kruskal, KruskalRun};
+pub use verify::{check_spanning_forest, compare_forests, MstError};
 
 use ordo_graph::{transform, Graph, VertexId, Weight};
 

@@ -1,38 +1,45 @@
 //! `ordo bench --plan FILE.toml --out DIR`: the benchmark driver. It runs
-//! every configuration of a plan (input × application × scheduler spec ×
+//! every configuration of a plan (input × application × strategy spec ×
 //! threads, see [`plan`]) the requested number of times, verifies each run
 //! against the sequential reference, and writes one JSON line per run to
 //! `DIR/runs.jsonl` plus `summary.csv` / `summary.md` (see `bench/README.md`
 //! for the file formats, which `ordo plot` reads).
 //!
-//! Order of work, so that each expensive step happens once: per input (plan
-//! order) load the graph once and drop it before the next; per (input,
-//! application) prepare once and time the sequential reference
-//! `reference_repetitions` times (median = `seq_time_s`); per configuration
-//! run `warmup` untimed runs, then the measured repetitions. One worker pool
-//! per thread count lives for the whole session.
+//! Order of work, so that each expensive step happens once and a slow phase
+//! of the machine cannot bias one configuration: per input (plan order)
+//! load the graph once and drop it before the next; per (input,
+//! application, parameters) prepare once and time the sequential reference
+//! `reference_repetitions` times (median = `seq_time_s`); per experiment,
+//! run the repetitions of its configurations **interleaved**: round `r`
+//! runs repetition `r` of every configuration (in plan order, or shuffled
+//! with the plan's seed), each configuration's warmup runs just before its
+//! first measured one. Every line records its `round` and its `position` in
+//! the session. One worker pool per thread count lives for the whole
+//! session.
 
-use std::collections::hash_map::Entry;
 use std::collections::{btree_map, BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ordo_exec::{ExecOptions, Pool};
+use ordo_algos::app::report::{ReportHeader, RunReport};
+use ordo_algos::app::{stats, AppRefRun, AppRun, Params, PreparedApp, RunEnv};
+use ordo_exec::{ExecOptions, Pool, RunMonitor};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 use serde_json::{json, Value};
 
-use crate::apps::{self, AppParams, AppRun, PreparedApp, RefRun};
-use crate::report::RunReport;
+use crate::interrupt::interrupted;
 
 mod plan;
-mod record;
+pub(crate) mod record;
 mod summary;
 
-use plan::{Config, Filter, Plan};
+use plan::{Config, Filter, Order, Plan};
 use record::Machine;
 use summary::{RunKey, RunsFile};
 
@@ -62,14 +69,6 @@ pub(crate) struct BenchArgs {
     /// match exactly, `spec=` is a prefix. Same key: any; different keys: all.
     #[arg(long, value_name = "EXPR")]
     only: Option<String>,
-}
-
-/// Ctrl-C presses seen (the first asks to stop after the current run, the
-/// second exits at once).
-static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
-
-fn interrupted() -> bool {
-    INTERRUPTS.load(Ordering::SeqCst) > 0
 }
 
 /// A configuration with the repetitions still to run.
@@ -114,7 +113,11 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
     std::fs::write(out.join("machine.json"), serde_json::to_string_pretty(&machine_json)? + "\n")
         .context("cannot write machine.json")?;
 
-    install_interrupt_handler();
+    // The first Ctrl-C cancels the run in progress (it is not recorded) and
+    // stops the session; the second quits at once.
+    let monitor = Arc::new(RunMonitor::new(plan.max_threads()));
+    let cancel = monitor.clone();
+    crate::interrupt::on_first_interrupt(move || cancel.cancel());
     let mut runs_file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -122,7 +125,7 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
         .with_context(|| format!("cannot open {}", runs_path.display()))?;
     end_with_newline(&runs_path, &mut runs_file)?;
 
-    let session = Session::new(&plan, &machine_json, runs_file, &pending);
+    let session = Session::new(&plan, &machine_json, runs_file, &pending, monitor);
     let outcome = session.run_all(&pending, gen_threads);
     // The summary covers whatever is on disk, also after an error or Ctrl-C.
     let rows = summary::write(&out);
@@ -167,7 +170,7 @@ fn dry_run(plan: &Plan, configs: &[Config<'_>], resume_dir: Option<&Path>) -> an
             "{}\t{}\t{}\t{}\tthreads={}\treps={}{}{}",
             c.experiment.name,
             input.name,
-            c.app.name(),
+            c.app.name,
             c.spec.text,
             c.threads,
             p.reps.len(),
@@ -203,25 +206,10 @@ fn key(plan: &Plan, c: &Config<'_>, rep: u32) -> RunKey {
     RunKey {
         experiment: c.experiment.name.clone(),
         input: plan.inputs[c.input].name.clone(),
-        app: c.app.name().to_string(),
+        app: c.app.name.to_string(),
         spec: c.spec.text.clone(),
         threads: c.threads,
         rep,
-    }
-}
-
-/// The first Ctrl-C asks to stop after the current run; the second exits.
-fn install_interrupt_handler() {
-    let result = ctrlc::set_handler(|| {
-        if INTERRUPTS.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!("\nCtrl-C: stopping after the current run (press again to quit at once)");
-        } else {
-            eprintln!("\nCtrl-C again: quitting; runs.jsonl holds every finished run");
-            std::process::exit(130);
-        }
-    });
-    if let Err(e) = result {
-        eprintln!("warning: cannot catch Ctrl-C ({e}); an interrupt leaves no summary");
     }
 }
 
@@ -235,8 +223,31 @@ fn end_with_newline(path: &Path, file: &mut File) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// An application prepared on the current input and its reference runs.
-type PreparedSlot<'g> = (Box<dyn PreparedApp + 'g>, Vec<RefRun>);
+/// An application prepared on the current input, and its reference runs.
+struct PreparedSlot {
+    app: Box<dyn PreparedApp>,
+    references: Vec<AppRefRun>,
+    /// Index of the median reference run.
+    median: usize,
+}
+
+/// The parameters an application gets on an input in an experiment: the
+/// experiment's `params`, the input's `source`/`target` and the
+/// experiment's `classify`, each only where the application takes it.
+fn params_for(plan: &Plan, c: &Config<'_>) -> Params {
+    let input = &plan.inputs[c.input];
+    let mut params = c.experiment.params.clone();
+    if c.app.takes("source") {
+        params.set("source", input.source.to_string());
+    }
+    if let (Some(t), true) = (input.target, c.app.takes("target")) {
+        params.set("target", t.to_string());
+    }
+    if c.experiment.classify && c.app.takes("classify") {
+        params.set_flag("classify");
+    }
+    params
+}
 
 /// State of one `ordo bench` session.
 struct Session<'p> {
@@ -244,14 +255,23 @@ struct Session<'p> {
     machine: &'p Value,
     runs_file: File,
     pools: BTreeMap<usize, Pool>,
+    monitor: Arc<RunMonitor>,
     bar: ProgressBar,
     terminal: bool,
     failures: Vec<String>,
     finished: usize,
+    /// Measured runs started so far in this session: the `position` field.
+    position: u64,
 }
 
 impl<'p> Session<'p> {
-    fn new(plan: &'p Plan, machine: &'p Value, runs_file: File, pending: &[Pending<'_>]) -> Session<'p> {
+    fn new(
+        plan: &'p Plan,
+        machine: &'p Value,
+        runs_file: File,
+        pending: &[Pending<'_>],
+        monitor: Arc<RunMonitor>,
+    ) -> Session<'p> {
         let runnable = pending.iter().filter(|p| plan.inputs[p.config.input].missing.is_none());
         let total: u64 = runnable.map(|p| (p.reps.len() + p.config.experiment.warmup as usize) as u64).sum();
         let terminal = std::io::stderr().is_terminal();
@@ -273,10 +293,12 @@ impl<'p> Session<'p> {
             machine,
             runs_file,
             pools: BTreeMap::new(),
+            monitor,
             bar,
             terminal,
             failures: Vec::new(),
             finished: 0,
+            position: 0,
         }
     }
 
@@ -314,8 +336,10 @@ impl<'p> Session<'p> {
                 break;
             }
             self.bar.set_message(format!("loading {}", input.name));
-            let graph = crate::input::load_input(&input.args, gen_threads)
-                .with_context(|| format!("{}: input `{}`", self.plan.path.display(), input.name))?;
+            let graph = Arc::new(
+                crate::input::load_input(&input.args, gen_threads)
+                    .with_context(|| format!("{}: input `{}`", self.plan.path.display(), input.name))?,
+            );
             self.log(format!(
                 "input {}: {} (n {}, m {})",
                 input.name,
@@ -330,139 +354,239 @@ impl<'p> Session<'p> {
         Ok((self.failures, self.finished))
     }
 
+    /// Runs the configurations of one input, experiment by experiment, each
+    /// experiment's repetitions interleaved (module docs).
     fn run_input(
         &mut self,
         index: usize,
-        graph: &ordo_graph::Graph,
+        graph: &Arc<ordo_graph::Graph>,
         work: &[&Pending<'_>],
     ) -> anyhow::Result<()> {
         let plan = self.plan;
         let input = &plan.inputs[index];
-        let graph_name = input.args.describe();
-        // Prepared applications and their reference runs, per (app, classify).
-        let mut prepared: HashMap<(apps::App, bool), PreparedSlot<'_>> = HashMap::new();
+        let mut prepared: HashMap<(&'static str, Params), PreparedSlot> = HashMap::new();
+        let mut experiments: Vec<&str> = Vec::new();
         for p in work {
+            if !experiments.contains(&p.config.experiment.name.as_str()) {
+                experiments.push(&p.config.experiment.name);
+            }
+        }
+        for name in experiments {
+            let configs: Vec<&Pending<'_>> =
+                work.iter().copied().filter(|p| p.config.experiment.name == name).collect();
+            // Prepare each application (and time its reference) once.
+            for p in &configs {
+                let key = (p.config.app.name, params_for(plan, &p.config));
+                if prepared.contains_key(&key) || interrupted() {
+                    continue;
+                }
+                let app = p.config.app.prepare(graph.clone(), key.1.clone()).with_context(|| {
+                    format!("{}: input `{}`, {}", plan.path.display(), input.name, p.config.app.name)
+                })?;
+                self.bar.set_message(format!("reference {} on {}", p.config.app.name, input.name));
+                let references = (0..plan.reference_repetitions)
+                    .map(|_| app.reference())
+                    .collect::<Result<Vec<_>, _>>()
+                    .with_context(|| format!("sequential {} on {}", p.config.app.name, input.name))?;
+                let median = stats::median_index(&references.iter().map(|r| r.time_s).collect::<Vec<_>>())
+                    .expect("at least one reference repetition");
+                prepared.insert(key, PreparedSlot { app, references, median });
+            }
+            self.run_interleaved(&configs, &prepared, graph)?;
             if interrupted() {
                 return Ok(());
             }
-            let c = &p.config;
-            let e = c.experiment;
-            let (app, refs) = match prepared.entry((c.app, e.classify)) {
-                Entry::Occupied(slot) => slot.into_mut(),
-                Entry::Vacant(slot) => {
-                    let params = AppParams {
-                        source: input.source,
-                        target: input.target,
-                        classify_work: e.classify,
-                        ..AppParams::default()
-                    };
-                    let app = apps::prepare(c.app, graph, &params).with_context(|| {
-                        format!("{}: input `{}`, {}", plan.path.display(), input.name, c.app.name())
-                    })?;
-                    self.bar.set_message(format!("reference {} on {}", c.app.name(), input.name));
-                    let refs = (0..plan.reference_repetitions)
-                        .map(|_| app.reference())
-                        .collect::<anyhow::Result<Vec<_>>>()
-                        .with_context(|| format!("sequential {} on {}", c.app.name(), input.name))?;
-                    slot.insert((app, refs))
-                }
-            };
-            self.run_config(p, &graph_name, graph, &**app, refs)?;
         }
         Ok(())
     }
 
-    fn run_config(
+    /// Round `r` runs the `r`-th pending repetition of every configuration
+    /// (module docs); then logs each configuration's median and min–max.
+    fn run_interleaved(
         &mut self,
-        p: &Pending<'_>,
-        graph_name: &str,
+        configs: &[&Pending<'_>],
+        prepared: &HashMap<(&'static str, Params), PreparedSlot>,
         graph: &ordo_graph::Graph,
-        app: &dyn PreparedApp,
-        refs: &[RefRun],
     ) -> anyhow::Result<()> {
-        let c = &p.config;
-        let e = c.experiment;
-        let input = &self.plan.inputs[c.input];
-        let label = format!("{} {} {} {} t={}", e.name, input.name, c.app.name(), c.spec.text, c.threads);
-        self.bar.set_message(label.clone());
-        if let btree_map::Entry::Vacant(slot) = self.pools.entry(c.threads) {
-            slot.insert(
-                Pool::new(c.threads).with_context(|| format!("cannot start {} worker threads", c.threads))?,
-            );
+        let plan = self.plan;
+        let rounds = configs.iter().map(|p| p.reps.len()).max().unwrap_or(0);
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+        let mut warm_errors: Vec<Option<String>> = vec![None; configs.len()];
+        let mut rng = match plan.order {
+            Order::Shuffled { seed } => Some(rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed)),
+            Order::RoundRobin => None,
+        };
+        for round in 0..rounds {
+            let mut order: Vec<usize> = (0..configs.len()).collect();
+            if let Some(rng) = rng.as_mut() {
+                order.shuffle(rng);
+            }
+            for ci in order {
+                let p = configs[ci];
+                let Some(&rep) = p.reps.get(round) else { continue };
+                if interrupted() {
+                    return Ok(());
+                }
+                let slot = &prepared[&(p.config.app.name, params_for(plan, &p.config))];
+                if round == 0 {
+                    warm_errors[ci] = self.warm_up(&p.config, &*slot.app)?;
+                }
+                if let Some(time) =
+                    self.measure(&p.config, rep, round, slot, graph, warm_errors[ci].as_deref())?
+                {
+                    times[ci].push(time);
+                }
+            }
         }
-        let opts = ExecOptions { cycle_timing: e.cycles, ..ExecOptions::default() };
-        let mut warm_error = None;
-        for _ in 0..e.warmup {
-            if interrupted() {
-                return Ok(());
+        for (p, t) in configs.iter().zip(&times) {
+            if let Some(s) = stats::spread(t.iter().copied()) {
+                let c = &p.config;
+                self.log(format!(
+                    "{} {} {} {} t={}: median {:.4} s (min {:.4}, max {:.4}) of {}",
+                    c.experiment.name,
+                    plan.inputs[c.input].name,
+                    c.app.name,
+                    c.spec.text,
+                    c.threads,
+                    s.median,
+                    s.min,
+                    s.max,
+                    s.count
+                ));
             }
-            let result = app.run(&self.pools[&c.threads], &c.spec.spec, &opts);
-            self.bar.inc(1);
-            if let Err(err) = result {
-                warm_error = Some(format!("{err:#}"));
-                break;
-            }
-        }
-        let reference_index = crate::report::median_index(&refs.iter().map(|r| r.time_s).collect::<Vec<_>>());
-        let reference = &refs[reference_index];
-        let mut times = Vec::new();
-        for &rep in &p.reps {
-            if interrupted() {
-                break;
-            }
-            let line = match &warm_error {
-                Some(err) => self.failure_line(c, rep, format!("warmup failed: {err}")),
-                None => match app.run(&self.pools[&c.threads], &c.spec.spec, &opts) {
-                    Ok(run) => {
-                        let verdict = if e.verify {
-                            Some(app.verify(&run, reference).map_err(|err| format!("{err:#}")))
-                        } else {
-                            None
-                        };
-                        times.push(run.stats.time_s);
-                        self.run_line(c, rep, graph_name, graph, app, run, refs, reference_index, verdict)
-                    }
-                    Err(err) => self.failure_line(c, rep, format!("{err:#}")),
-                },
-            };
-            if let Some(err) = line.get("error").and_then(Value::as_str) {
-                let msg = format!("{label} rep {rep}: {err}");
-                self.log(format!("FAILED {msg}"));
-                self.failures.push(msg);
-            }
-            let mut text = serde_json::to_string(&line)?;
-            text.push('\n');
-            self.runs_file.write_all(text.as_bytes()).context("cannot append to runs.jsonl")?;
-            self.runs_file.flush().context("cannot append to runs.jsonl")?;
-            self.finished += 1;
-            self.bar.inc(1);
-        }
-        if let Some(m) = median(&mut times) {
-            self.log(format!("{label}: median {m:.4} s of {}", times.len()));
         }
         Ok(())
+    }
+
+    /// The pool of `threads` workers (created on first use).
+    fn pool(&mut self, threads: usize) -> anyhow::Result<&Pool> {
+        if let btree_map::Entry::Vacant(slot) = self.pools.entry(threads) {
+            slot.insert(
+                Pool::new(threads).with_context(|| format!("cannot start {threads} worker threads"))?,
+            );
+        }
+        Ok(&self.pools[&threads])
+    }
+
+    fn exec_options(&self, c: &Config<'_>) -> ExecOptions {
+        ExecOptions {
+            cycle_timing: c.experiment.cycles,
+            monitor: Some(self.monitor.clone()),
+            ..Default::default()
+        }
+    }
+
+    /// The untimed runs before a configuration's first measured run; returns
+    /// the error of a failed one.
+    fn warm_up(&mut self, c: &Config<'_>, app: &dyn PreparedApp) -> anyhow::Result<Option<String>> {
+        let exec = self.exec_options(c);
+        for _ in 0..c.experiment.warmup {
+            if interrupted() {
+                return Ok(None);
+            }
+            self.bar.set_message(format!("warmup {}", self.label(c)));
+            let env = RunEnv { pool: self.pool(c.threads)?, exec: &exec };
+            let result = app.run(&env, &c.spec.text);
+            self.bar.inc(1);
+            if let Err(err) = result {
+                return Ok(Some(format!("{err:#}")));
+            }
+        }
+        Ok(None)
+    }
+
+    fn label(&self, c: &Config<'_>) -> String {
+        let input = &self.plan.inputs[c.input];
+        format!("{} {} {} {} t={}", c.experiment.name, input.name, c.app.name, c.spec.text, c.threads)
+    }
+
+    /// One measured run: verified, written as one line. Returns its time
+    /// when it produced a result.
+    fn measure(
+        &mut self,
+        c: &Config<'_>,
+        rep: u32,
+        round: usize,
+        slot: &PreparedSlot,
+        graph: &ordo_graph::Graph,
+        warm_error: Option<&str>,
+    ) -> anyhow::Result<Option<f64>> {
+        let label = self.label(c);
+        self.bar.set_message(label.clone());
+        let position = self.position;
+        self.position += 1;
+        let exec = self.exec_options(c);
+        let outcome = match warm_error {
+            Some(err) => Err(format!("warmup failed: {err}")),
+            None => {
+                let env = RunEnv { pool: self.pool(c.threads)?, exec: &exec };
+                slot.app.run(&env, &c.spec.text).map_err(|e| format!("{e:#}"))
+            }
+        };
+        if interrupted() {
+            return Ok(None); // cancelled by Ctrl-C: not recorded
+        }
+        let mut time = None;
+        let mut line = match outcome {
+            Ok(run) => {
+                time = Some(run.time_s);
+                let reference = &slot.references[slot.median];
+                let verdict = c
+                    .experiment
+                    .verify
+                    .then(|| slot.app.verify(&run, reference).map_err(|err| format!("{err:#}")));
+                self.run_line(c, rep, graph, slot, run, verdict)
+            }
+            Err(err) => self.failure_line(c, rep, err),
+        };
+        let obj = line.as_object_mut().expect("a line is an object");
+        obj.insert("round".into(), json!(round));
+        obj.insert("position".into(), json!(position));
+        if let Some(err) = line.get("error").and_then(Value::as_str) {
+            let msg = format!("{label} rep {rep}: {err}");
+            self.log(format!("FAILED {msg}"));
+            self.failures.push(msg);
+        }
+        let mut text = serde_json::to_string(&line)?;
+        text.push('\n');
+        self.runs_file.write_all(text.as_bytes()).context("cannot append to runs.jsonl")?;
+        self.runs_file.flush().context("cannot append to runs.jsonl")?;
+        self.finished += 1;
+        self.bar.inc(1);
+        Ok(time)
     }
 
     /// The JSON line of one measured run: the single run's report plus the
     /// bench fields.
-    #[allow(clippy::too_many_arguments)]
     fn run_line(
         &self,
         c: &Config<'_>,
         rep: u32,
-        graph_name: &str,
         graph: &ordo_graph::Graph,
-        app: &dyn PreparedApp,
+        slot: &PreparedSlot,
         run: AppRun,
-        refs: &[RefRun],
-        reference_index: usize,
         verdict: Option<Result<(), String>>,
     ) -> Value {
         // The report of this single run against the median reference run;
         // the other reference times are listed in seq_times_s.
-        let reference = std::slice::from_ref(&refs[reference_index]);
-        let mut report = RunReport::from_runs(graph_name, graph, app, std::slice::from_ref(&run), reference);
-        report.seq_times_s = refs.iter().map(|r| r.time_s).collect();
+        let reference = &slot.references[slot.median];
+        let header = ReportHeader {
+            app: c.app.name.to_string(),
+            graph: self.plan.inputs[c.input].args.describe(),
+            n: graph.num_vertices(),
+            m: graph.num_edges(),
+            scheduler: slot.app.check_strategy(&c.spec.text).unwrap_or_else(|_| c.spec.text.clone()),
+            threads: c.threads,
+            params: slot.app.params(),
+        };
+        let verified_metrics = slot.app.verified_metrics(&run, reference);
+        let mut report = RunReport::from_runs(
+            header,
+            std::slice::from_ref(&run),
+            std::slice::from_ref(reference),
+            verified_metrics,
+        );
+        report.seq_times_s = slot.references.iter().map(|r| r.time_s).collect();
         report.verified = matches!(verdict, Some(Ok(())));
         let mut line = serde_json::to_value(&report).expect("a report serialises");
         let obj = line.as_object_mut().expect("a report is an object");
@@ -476,7 +600,7 @@ impl<'p> Session<'p> {
     /// The line of a run that produced no result (its error instead).
     fn failure_line(&self, c: &Config<'_>, rep: u32, error: String) -> Value {
         let mut line = json!({
-            "app": c.app.name(),
+            "app": c.app.name,
             "threads": c.threads,
             "verified": false,
             "error": error,
@@ -497,12 +621,4 @@ impl<'p> Session<'p> {
         obj.insert("ordo_version".into(), json!(env!("CARGO_PKG_VERSION")));
         obj.insert("timestamp".into(), json!(record::timestamp_now()));
     }
-}
-
-fn median(xs: &mut [f64]) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(f64::total_cmp);
-    Some(xs[(xs.len() - 1) / 2])
 }

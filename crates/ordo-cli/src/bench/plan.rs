@@ -9,13 +9,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use ordo_algos::app::{self, AppInfo, Params};
 use ordo_graph::{Format, WeightSpec};
-use ordo_sched::SchedulerSpec;
 use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::apps::App;
 use crate::input::{InputArgs, LoadArgs};
 
 /// The settings `[settings]` gives and each experiment may override
@@ -42,6 +41,10 @@ struct SettingsFile {
     classify: Option<bool>,
     /// Timed runs of the sequential reference per (input, application).
     reference_repetitions: Option<Spanned<u32>>,
+    /// How the repetitions of an experiment's configurations are ordered.
+    order: Option<Spanned<String>>,
+    /// Seed of the `shuffled` order.
+    seed: Option<u64>,
 }
 
 impl SettingsFile {
@@ -85,6 +88,9 @@ struct ExperimentFile {
     schedulers: Vec<Spanned<String>>,
     #[serde(default)]
     sweep: BTreeMap<String, Spanned<toml::Value>>,
+    /// Application parameters (as `ordo run --NAME VALUE`), e.g. `{ alpha = 0.9 }`.
+    #[serde(default)]
+    params: BTreeMap<String, Spanned<toml::Value>>,
     repetitions: Option<Spanned<u32>>,
     warmup: Option<u32>,
     threads: Option<Spanned<Vec<usize>>>,
@@ -134,16 +140,30 @@ pub(crate) struct PlanInput {
     pub(crate) missing: Option<PathBuf>,
 }
 
-/// A scheduler spec after sweep expansion.
+/// A strategy spec (for priority apps a scheduler spec) after sweep
+/// expansion, checked by every application of its experiment.
 #[derive(Debug, Clone)]
 pub(crate) struct ExpandedSpec {
     /// The spec as written with the placeholders replaced (the `spec` field).
     pub(crate) text: String,
-    /// The parsed spec.
-    pub(crate) spec: SchedulerSpec,
     /// The sweep variables used by this spec and their values (the `sweep`
     /// field): integers and decimals as JSON numbers, anything else as a string.
     pub(crate) sweep: BTreeMap<String, Value>,
+}
+
+/// The order in which the repetitions of an experiment's configurations run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Round `r` runs repetition `r` of every configuration, in plan order:
+    /// a slow phase of the machine spreads over all configurations instead
+    /// of landing on one.
+    RoundRobin,
+    /// As round-robin, but each round visits the configurations in an order
+    /// drawn with the seed (the same seed gives the same order).
+    Shuffled {
+        /// The seed.
+        seed: u64,
+    },
 }
 
 /// One `[[experiment]]` with its settings resolved.
@@ -152,11 +172,13 @@ pub(crate) struct Experiment {
     /// Its name (the `experiment` field).
     pub(crate) name: String,
     /// Applications, in plan order.
-    pub(crate) apps: Vec<App>,
+    pub(crate) apps: Vec<&'static AppInfo>,
     /// Indices into [`Plan::inputs`], in plan order of the inputs.
     pub(crate) inputs: Vec<usize>,
-    /// Expanded scheduler specs.
+    /// Expanded strategy specs.
     pub(crate) specs: Vec<ExpandedSpec>,
+    /// Application parameters given by the experiment (`params`).
+    pub(crate) params: Params,
     /// Thread counts.
     pub(crate) threads: Vec<usize>,
     /// Measured runs per configuration.
@@ -185,6 +207,8 @@ pub(crate) struct Plan {
     /// Timed runs of the sequential reference per (input, application); the
     /// median is `seq_time_s`.
     pub(crate) reference_repetitions: u32,
+    /// How repetitions are interleaved.
+    pub(crate) order: Order,
 }
 
 /// One configuration: the unit that is warmed up and repeated.
@@ -195,8 +219,8 @@ pub(crate) struct Config<'p> {
     /// Index into [`Plan::inputs`].
     pub(crate) input: usize,
     /// The application.
-    pub(crate) app: App,
-    /// The scheduler.
+    pub(crate) app: &'static AppInfo,
+    /// The strategy.
     pub(crate) spec: &'p ExpandedSpec,
     /// Worker threads.
     pub(crate) threads: usize,
@@ -250,6 +274,13 @@ impl Plan {
             Some(r) => *r.get_ref(),
             None => 3,
         };
+        let order = match file.settings.order.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("round-robin", _)) => Order::RoundRobin,
+            Some(("shuffled", _)) => Order::Shuffled { seed: file.settings.seed.unwrap_or(1) },
+            Some((other, span)) => {
+                return loc.err(span, format!("order `{other}`: expected round-robin or shuffled"))
+            }
+        };
         let mut inputs = Vec::new();
         let mut input_names = HashSet::new();
         for i in &file.inputs {
@@ -269,7 +300,12 @@ impl Plan {
             }
             experiments.push(parse_experiment(&loc, defaults, &inputs, e)?);
         }
-        Ok(Plan { path: path.to_path_buf(), text, inputs, experiments, reference_repetitions })
+        Ok(Plan { path: path.to_path_buf(), text, inputs, experiments, reference_repetitions, order })
+    }
+
+    /// The most threads any experiment uses.
+    pub(crate) fn max_threads(&self) -> usize {
+        self.experiments.iter().flat_map(|e| e.threads.iter().copied()).max().unwrap_or(1)
     }
 
     /// Every configuration accepted by `filter`, grouped by input (plan
@@ -359,16 +395,43 @@ fn parse_experiment(
 ) -> anyhow::Result<Experiment> {
     let name = e.name.get_ref();
     let ctx = |what: &str| format!("experiment `{name}`: {what}");
-    let mut apps = Vec::new();
+    let mut apps: Vec<&'static AppInfo> = Vec::new();
     for a in &e.apps {
-        match App::from_name(a.get_ref()) {
-            Ok(app) if !apps.contains(&app) => apps.push(app),
+        match app::find(a.get_ref()) {
+            Ok(info) if !apps.iter().any(|x| x.name == info.name) => apps.push(info),
             Ok(_) => return loc.err(a.span(), ctx(&format!("application `{}` listed twice", a.get_ref()))),
             Err(err) => return loc.err(a.span(), ctx(&err.to_string())),
         }
     }
-    if apps.is_empty() {
+    let Some(first) = apps.first() else {
         return loc.err(e.name.span(), ctx("`apps` is empty"));
+    };
+    if let Some(other) = apps.iter().find(|a| a.strategy_flag != first.strategy_flag) {
+        return loc.err(
+            e.name.span(),
+            ctx(&format!(
+                "{} is scheduled by --{} but {} by --{}: put them in separate experiments",
+                first.name, first.strategy_flag, other.name, other.strategy_flag
+            )),
+        );
+    }
+    let mut params = Params::new();
+    for (name, v) in &e.params {
+        let text = match v.get_ref() {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            other => {
+                return loc.err(v.span(), ctx(&format!("params.{name}: unexpected {}", other.type_str())))
+            }
+        };
+        params.set(name, text);
+    }
+    for info in &apps {
+        if let Err(err) = info.check_params(&params) {
+            return loc.err(e.name.span(), ctx(&format!("params: {err}")));
+        }
     }
     let input_idx = match &e.inputs {
         None => (0..inputs.len()).collect::<Vec<_>>(),
@@ -439,15 +502,16 @@ fn parse_experiment(
             for (var, val) in &combo {
                 text = text.replace(&format!("{{{var}}}"), val);
             }
-            let spec = match SchedulerSpec::from_str(&text) {
-                Ok(spec) => spec,
-                Err(err) => return loc.err(s.span(), ctx(&format!("scheduler `{text}`: {err}"))),
-            };
+            for info in &apps {
+                if let Err(err) = info.check_strategy(&text) {
+                    return loc.err(s.span(), ctx(&format!("`{text}` for {}: {err}", info.name)));
+                }
+            }
             if specs.iter().any(|x| x.text == text) {
                 return loc.err(s.span(), ctx(&format!("scheduler `{text}` appears twice")));
             }
             let sweep = combo.into_iter().map(|(k, v)| (k, sweep_json(&v))).collect();
-            specs.push(ExpandedSpec { text, spec, sweep });
+            specs.push(ExpandedSpec { text, sweep });
         }
     }
     if specs.is_empty() {
@@ -484,6 +548,7 @@ fn parse_experiment(
         apps,
         inputs: input_idx,
         specs,
+        params,
         threads: threads_unique,
         repetitions,
         warmup: run.warmup.or(defaults.warmup).unwrap_or(1),
@@ -618,7 +683,7 @@ impl Filter {
             vals.iter().any(|v| match k.as_str() {
                 "experiment" => c.experiment.name == *v,
                 "input" => plan.inputs[c.input].name == *v,
-                "app" => c.app.name() == v,
+                "app" => c.app.name == v,
                 "spec" => c.spec.text.starts_with(v.as_str()),
                 _ => c.threads.to_string() == *v,
             })

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
+use ordo_algos::app::stats::{self, Spread};
 use serde_json::Value;
 
 /// The key of one run in `runs.jsonl`: what `--resume` matches on.
@@ -69,17 +70,19 @@ impl RunsFile {
     }
 }
 
-/// One summary row.
+/// One summary row: median with min and max of each measure over the
+/// row's runs that did not fail (median as `ordo_algos::app::stats`
+/// defines it: the lower median, always a measured value).
 struct Row {
     key: RunKey,
     runs: usize,
     failed: usize,
-    time: Option<(f64, f64, f64)>,
-    tasks: Option<f64>,
-    work_increase: Option<f64>,
+    time: Option<Spread>,
+    tasks: Option<Spread>,
+    work_increase: Option<Spread>,
     speedup: Option<f64>,
-    vs_seq: Option<f64>,
-    empty_pops: Option<f64>,
+    vs_seq: Option<Spread>,
+    empty_pops: Option<Spread>,
     breakdown: BTreeMap<&'static str, f64>,
 }
 
@@ -97,17 +100,9 @@ const BREAKDOWN: [&str; 8] = [
 
 /// The CSV header (also the column order of the Markdown table).
 pub(crate) const CSV_HEADER: &str = "experiment,input,app,spec,threads,runs,failed,median_time_s,min_time_s,\
-max_time_s,median_tasks,work_increase,speedup,vs_seq,empty_pops,cycles_good,cycles_useless,cycles_task,\
-cycles_enq,cycles_deq,cycles_failed_deq,cycles_other,cycles_total";
-
-fn median(mut xs: Vec<f64>) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    Some(if n % 2 == 1 { xs[n / 2] } else { (xs[n / 2 - 1] + xs[n / 2]) / 2.0 })
-}
+max_time_s,median_tasks,min_tasks,max_tasks,work_increase,min_work_increase,max_work_increase,speedup,vs_seq,\
+min_vs_seq,max_vs_seq,empty_pops,cycles_good,cycles_useless,cycles_task,cycles_enq,cycles_deq,\
+cycles_failed_deq,cycles_other,cycles_total";
 
 fn failed(v: &Value) -> bool {
     v.get("error").is_some_and(|e| !e.is_null()) || v.get("time_s").and_then(Value::as_f64).is_none()
@@ -130,26 +125,18 @@ fn rows(runs: &RunsFile) -> Vec<Row> {
         .map(|key| {
             let all = &groups[&key];
             let ok: Vec<&&Value> = all.iter().filter(|v| !failed(v)).collect();
-            let col = |k: &str| median(ok.iter().filter_map(|v| v.get(k).and_then(Value::as_f64)).collect());
-            let times: Vec<f64> = ok.iter().filter_map(|v| v["time_s"].as_f64()).collect();
-            let time = median(times.clone()).map(|m| {
-                (
-                    m,
-                    times.iter().copied().fold(f64::INFINITY, f64::min),
-                    times.iter().copied().fold(0.0, f64::max),
-                )
-            });
+            let col = |k: &str| stats::spread(ok.iter().filter_map(|v| v.get(k).and_then(Value::as_f64)));
             let mut breakdown = BTreeMap::new();
             for class in BREAKDOWN {
-                let xs = ok.iter().filter_map(|v| v.get("breakdown")?.get(class)?.as_f64()).collect();
-                if let Some(m) = median(xs) {
+                let xs = ok.iter().filter_map(|v| v.get("breakdown")?.get(class)?.as_f64());
+                if let Some(m) = stats::median(xs) {
                     breakdown.insert(class, m);
                 }
             }
             Row {
                 runs: all.len(),
                 failed: all.len() - ok.len(),
-                time,
+                time: col("time_s"),
                 tasks: col("tasks"),
                 work_increase: col("work_increase"),
                 speedup: None,
@@ -166,14 +153,14 @@ fn rows(runs: &RunsFile) -> Vec<Row> {
         .filter(|r| r.key.threads == 1)
         .filter_map(|r| {
             let k = &r.key;
-            Some(((k.experiment.clone(), k.input.clone(), k.app.clone(), k.spec.clone()), r.time?.0))
+            Some(((k.experiment.clone(), k.input.clone(), k.app.clone(), k.spec.clone()), r.time?.median))
         })
         .collect();
     for r in &mut rows {
         let k = &r.key;
         let base = one_thread.get(&(k.experiment.clone(), k.input.clone(), k.app.clone(), k.spec.clone()));
         r.speedup = match (base, r.time) {
-            (Some(&b), Some((t, _, _))) if t > 0.0 => Some(b / t),
+            (Some(&b), Some(t)) if t.median > 0.0 => Some(b / t.median),
             _ => None,
         };
     }
@@ -208,15 +195,16 @@ fn cells(r: &Row) -> Vec<String> {
         k.threads.to_string(),
         r.runs.to_string(),
         r.failed.to_string(),
-        num(r.time.map(|t| t.0)),
-        num(r.time.map(|t| t.1)),
-        num(r.time.map(|t| t.2)),
-        num(r.tasks),
-        num(r.work_increase),
-        num(r.speedup),
-        num(r.vs_seq),
-        num(r.empty_pops),
     ];
+    for (spread, with_speedup) in
+        [(r.time, false), (r.tasks, false), (r.work_increase, true), (r.vs_seq, false)]
+    {
+        c.extend([num(spread.map(|s| s.median)), num(spread.map(|s| s.min)), num(spread.map(|s| s.max))]);
+        if with_speedup {
+            c.push(num(r.speedup));
+        }
+    }
+    c.push(num(r.empty_pops.map(|s| s.median)));
     c.extend(BREAKDOWN.iter().map(|b| num(r.breakdown.get(b).copied())));
     c
 }
@@ -238,8 +226,9 @@ pub(crate) fn write(dir: &Path) -> anyhow::Result<usize> {
     let mut md = String::from("# Benchmark summary\n\n");
     let _ = writeln!(
         md,
-        "Medians over the verified runs of `runs.jsonl` ({} runs; min–max in brackets). speedup = median \
-         time of the same spec on 1 thread / this median; vs_seq = sequential reference time / time.\n",
+        "Medians over the verified runs of `runs.jsonl` ({} runs; median = the lower median, a measured \
+         value; min–max in brackets). speedup = median time of the same spec on 1 thread / this median; \
+         vs_seq = sequential reference time / time.\n",
         runs.lines.len()
     );
     let mut by_experiment: Vec<(&str, Vec<&Row>)> = Vec::new();
@@ -252,7 +241,7 @@ pub(crate) fn write(dir: &Path) -> anyhow::Result<usize> {
     for (experiment, list) in by_experiment {
         let with_cycles = list.iter().any(|r| !r.breakdown.is_empty());
         let _ = writeln!(md, "## {experiment}\n");
-        let mut head = "| input | app | spec | threads | time_s (min–max) | tasks | work_increase | speedup | vs_seq | empty_pops |"
+        let mut head = "| input | app | spec | threads | time_s (min–max) | tasks (min–max) | work_increase (min–max) | speedup | vs_seq (min–max) | empty_pops |"
             .to_string();
         if with_cycles {
             head.push_str(" task | enq | deq | failed_deq | other | useless |");
@@ -261,23 +250,25 @@ pub(crate) fn write(dir: &Path) -> anyhow::Result<usize> {
         let _ = writeln!(md, "|{}", "---|".repeat(head.matches('|').count() - 1));
         for r in list {
             let k = &r.key;
-            let time = match r.time {
-                Some((m, lo, hi)) => format!("{m:.4} ({lo:.4}–{hi:.4})"),
+            let spread = |s: Option<Spread>, f: fn(f64) -> String| match s {
+                Some(s) if s.min == s.max => f(s.median),
+                Some(s) => format!("{} ({}–{})", f(s.median), f(s.min), f(s.max)),
                 None => "—".into(),
             };
+            let time = spread(r.time, |x| format!("{x:.4}"));
             let time = if r.failed > 0 { format!("{time} **{} failed**", r.failed) } else { time };
-            let f2 = |x: Option<f64>| x.map_or("—".into(), |v| format!("{v:.3}"));
+            let f3 = |x: f64| format!("{x:.3}");
             let mut line = format!(
                 "| {} | {} | `{}` | {} | {time} | {} | {} | {} | {} | {} |",
                 k.input,
                 k.app,
                 k.spec,
                 k.threads,
-                num(r.tasks),
-                f2(r.work_increase),
-                f2(r.speedup),
-                f2(r.vs_seq),
-                num(r.empty_pops)
+                spread(r.tasks, |x| num(Some(x))),
+                spread(r.work_increase, f3),
+                r.speedup.map_or("—".into(), f3),
+                spread(r.vs_seq, f3),
+                num(r.empty_pops.map(|s| s.median))
             );
             if with_cycles {
                 // Fractions of the total cycles, as in the PMOD paper's Figure 6.
@@ -333,10 +324,16 @@ mod tests {
         };
         let rows = rows(&runs);
         assert_eq!(rows.len(), 3);
-        assert_eq!(rows[0].time, Some((5.0, 4.0, 6.0)));
+        let t = rows[0].time.unwrap();
+        assert_eq!((t.median, t.min, t.max), (5.0, 4.0, 6.0));
         assert_eq!((rows[1].runs, rows[1].failed), (3, 1));
-        assert_eq!(rows[1].time.unwrap().0, 2.5, "the failed run's time is not in the median");
-        assert_eq!(rows[1].speedup, Some(2.0));
+        let t = rows[1].time.unwrap();
+        assert_eq!(
+            (t.median, t.count),
+            (2.0, 2),
+            "the failed run's time is not in the median (lower median)"
+        );
+        assert_eq!(rows[1].speedup, Some(2.5));
         assert_eq!(rows[2].speedup, None, "no 1-thread run of strict");
         assert_eq!(csv_field("obim:delta=2,chunk=64"), "\"obim:delta=2,chunk=64\"");
         assert_eq!(cells(&rows[2]).len(), CSV_HEADER.split(',').count());

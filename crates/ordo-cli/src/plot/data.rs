@@ -47,6 +47,8 @@ pub(crate) struct Runs {
     pub(crate) failed: usize,
     /// A final line cut short (an interrupted bench), skipped.
     pub(crate) truncated_last_line: bool,
+    /// Simulated runs (`ordo sim`), set aside for [`super::sim`].
+    pub(crate) simulated: usize,
 }
 
 /// Reads `path` (a `runs.jsonl`). A malformed line is an error naming the
@@ -72,6 +74,10 @@ pub(crate) fn read_runs(path: &Path) -> anyhow::Result<Runs> {
             Err(e) => bail!("{}: not a JSON object: {e}", at()),
         };
         let Value::Object(obj) = value else { bail!("{}: not a JSON object", at()) };
+        if super::sim::is_sim_record(&obj) {
+            out.simulated += 1;
+            continue;
+        }
         if obj.contains_key("error") || obj.get("verified") == Some(&Value::Bool(false)) {
             out.failed += 1;
             continue;
@@ -176,24 +182,13 @@ pub(crate) fn timing_runs(runs: &[Run]) -> Vec<Run> {
         .collect()
 }
 
-/// The median of `values` (mean of the two middle ones for an even count);
-/// `None` when empty.
-pub(crate) fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
-    let mut v: Vec<f64> = values.into_iter().collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
-}
+pub(crate) use ordo_algos::app::stats::median;
 
-/// The run whose time is the median one (the lower middle for an even
-/// count), so that its other measures belong to one real run.
+/// The run whose time is the median one (`ordo_algos::app::stats`: the
+/// lower median), so that its other measures belong to one real run.
 pub(crate) fn median_run<'a>(runs: &[&'a Run]) -> Option<&'a Run> {
-    let mut v = runs.to_vec();
-    v.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
-    v.get((v.len().max(1) - 1) / 2).copied()
+    let times: Vec<f64> = runs.iter().map(|r| r.time_s).collect();
+    ordo_algos::app::stats::median_index(&times).map(|i| runs[i])
 }
 
 /// An (app, input) pair: the unit of most plots and of Table 5.
@@ -378,9 +373,9 @@ mod tests {
     }
 
     #[test]
-    fn median_odd_even_empty() {
+    fn median_is_the_shared_lower_median() {
         assert_eq!(median([3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median([4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median([4.0, 1.0, 2.0, 3.0]), Some(2.0));
         assert_eq!(median(Vec::<f64>::new()), None);
     }
 

@@ -69,6 +69,8 @@ pub(crate) struct LineChart {
     pub(crate) integer_x: bool,
     /// Draw a marker at each point.
     pub(crate) markers: bool,
+    /// The x values are base-2 logarithms: ticks are labelled `2^x`.
+    pub(crate) x_log2: bool,
 }
 
 /// A horizontal bar chart, one row per category, optionally stacked.
@@ -225,6 +227,13 @@ fn draw_lines<DB: DrawingBackend>(c: &LineChart, root: &DrawingArea<DB, Shift>) 
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, y0..y1)?;
     let int_fmt = integer_label;
+    let pow2_fmt = |x: &f64| {
+        if (x - x.round()).abs() < 1e-9 && x.round() >= 0.0 && x.round() < 63.0 {
+            format!("{}", 1u64 << x.round() as u32)
+        } else {
+            String::new()
+        }
+    };
     let plain_fmt = |x: &f64| short_number(*x);
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(c.x_label.as_str())
@@ -232,7 +241,9 @@ fn draw_lines<DB: DrawingBackend>(c: &LineChart, root: &DrawingArea<DB, Shift>) 
         .label_style((FAMILY, 14))
         .axis_desc_style((FAMILY, 16))
         .y_label_formatter(&plain_fmt);
-    if c.integer_x {
+    if c.x_log2 {
+        mesh.x_label_formatter(&pow2_fmt);
+    } else if c.integer_x {
         mesh.x_label_formatter(&int_fmt);
     } else {
         mesh.x_label_formatter(&plain_fmt);

@@ -21,6 +21,9 @@
 //!   changes on one line.
 //! - `table5` and `table5.md`: the geometric-mean closeness to the best
 //!   scheduler (PMOD paper Table 5); see [`data::table5`].
+//! - `sim-work-…`, `sim-rank-…`, `sim-invisible-…`: work increase, rank and
+//!   unpublished work against virtual threads, from `ordo sim --json`
+//!   records (see [`sim`]).
 //! - `index.md`: every image with a one-line caption.
 //!
 //! The comparison plots (speedup, breakdown, work) use the runs outside
@@ -38,6 +41,7 @@ use clap::Args;
 
 pub(crate) mod data;
 pub(crate) mod draw;
+pub(crate) mod sim;
 
 use data::{by_case, comparison_runs, median, median_run, median_times, sorted_values, specs_in_order, Run};
 use draw::{BarChart, Chart, Format, Heatmap, Line, LineChart};
@@ -117,14 +121,15 @@ pub(crate) fn run(args: PlotArgs, _threads: usize) -> anyhow::Result<()> {
     if loaded.truncated_last_line {
         eprintln!("warning: {}: skipped a final line cut short", runs_path.display());
     }
-    if loaded.runs.is_empty() {
+    if loaded.runs.is_empty() && loaded.simulated == 0 {
         bail!("{}: no usable runs", runs_path.display());
     }
     let formats = if args.format.is_empty() { vec![Format::Png, Format::Svg] } else { dedup(args.format) };
     let out = args.out.clone().unwrap_or_else(|| dir.join("plots"));
     std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
     let timed = data::timing_runs(&loaded.runs);
-    let written = write_all(&loaded.runs, &timed, &out, &formats)?;
+    let mut written = write_all(&loaded.runs, &timed, &out, &formats)?;
+    written.extend(sim::write(&runs_path, &out, &formats)?);
     let table = data::table5(&timed);
     let table_path = out.join("table5.md");
     std::fs::write(&table_path, data::table5_markdown(&table))
@@ -133,8 +138,9 @@ pub(crate) fn run(args: PlotArgs, _threads: usize) -> anyhow::Result<()> {
     std::fs::write(&index_path, index_markdown(dir, &loaded, &written, &formats))
         .with_context(|| format!("{}: cannot write", index_path.display()))?;
     println!(
-        "{} runs -> {} plots ({}) in {}, with index.md and table5.md",
+        "{} runs, {} simulated -> {} plots ({}) in {}, with index.md and table5.md",
         loaded.runs.len(),
+        loaded.simulated,
         written.len(),
         formats.iter().map(|f| f.ext()).collect::<Vec<_>>().join(", "),
         out.display()
@@ -302,6 +308,7 @@ fn speedup_chart(app: &str, input: &str, runs: &[&Run]) -> Option<Chart> {
             lines,
             integer_x: true,
             markers: true,
+            x_log2: false,
         })
     })
 }
@@ -464,6 +471,7 @@ fn delta_chart(experiment: &str, app: &str, input: &str, sched: &str, group: &[&
         lines,
         integer_x: deltas.iter().all(|d| data::sweep_value_key(d).1.fract() == 0.0),
         markers: true,
+        x_log2: false,
     }))
 }
 
@@ -548,6 +556,7 @@ fn trace_chart(runs: &[Run], name: &str, title: &str) -> Option<Chart> {
             lines,
             integer_x: false,
             markers: false,
+            x_log2: false,
         })
     })
 }

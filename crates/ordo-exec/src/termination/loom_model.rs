@@ -10,7 +10,7 @@ use loom::thread;
 
 use ordo_sched::{Handle, Prio, Scheduler};
 
-use crate::executor::{run_loop, Counters};
+use crate::executor::{run_loop, Counters, Observer};
 use crate::sleep::Sleep;
 use crate::termination::Termination;
 use crate::Context;
@@ -134,7 +134,17 @@ fn worker(world: &World, tid: usize, initial: &[(Prio, u32)]) {
     };
     let mut ctx = Context::new(tid);
     let mut counters = Counters::default();
-    run_loop::<u32, _, _, false>(&mut handle, &op, &world.term, &world.sleep, &mut ctx, &mut counters);
+    let not_cancelled = std::sync::atomic::AtomicBool::new(false);
+    let observer = Observer { tid, monitor: None, cancelled: &not_cancelled };
+    run_loop::<u32, _, _, false>(
+        &mut handle,
+        &op,
+        &world.term,
+        &world.sleep,
+        &mut ctx,
+        &mut counters,
+        &observer,
+    );
     // Exits only after every task ran (and sees their effects).
     assert_eq!(world.total_runs.load(Ordering::Relaxed), world.tasks(), "worker {tid} exited early");
 }
@@ -158,7 +168,7 @@ fn check(threads: usize, spurious: Spurious, spawns: bool, initial_owner: usize,
         let world = Arc::new(World {
             sched: ModelSched { shared: Mutex::new(Vec::new()), spurious, inside: AtomicUsize::new(0) },
             term: Termination::new(threads),
-            sleep: Sleep::new(),
+            sleep: Sleep::new(3),
             runs: std::array::from_fn(|_| AtomicUsize::new(0)),
             total_runs: AtomicUsize::new(0),
             spawns,

@@ -21,6 +21,7 @@
 
 pub mod grid;
 pub mod kgraph;
+mod part;
 pub mod random;
 pub mod rmat;
 pub mod road;

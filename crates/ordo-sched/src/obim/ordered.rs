@@ -46,6 +46,14 @@
 //! The bounds are read with relaxed loads: under concurrency a stale value only
 //! costs quality; with no other thread operating, the synchronisation that
 //! established quiescence makes the final values visible.
+//!
+//! # Probes and private tasks (for the simulator)
+//! Shared structures for [`crate::probe`]: the global log with its version
+//! (one structure), each thread's back-scan bound, and each bag's socket
+//! queues (probed in [`crate::bag`]). A handle's private tasks
+//! ([`Handle::private_tasks`]) are its unpublished push chunks (counted as
+//! they change: a sum over the dirty slots would not be O(1)) and its pop
+//! chunk (claimed; an own push chunk taken by a pop becomes claimed).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -59,7 +67,7 @@ use crate::chunk::{Chunk, ChunkPool};
 use crate::spec::{BuildScheduler, SchedConfig};
 use crate::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
 use crate::topology::Topology;
-use crate::{Handle, Prio, SchedReport, Scheduler};
+use crate::{probe, Handle, Prio, PrivateTasks, SchedReport, Scheduler};
 
 /// `scanStart` value meaning "this thread left no work anywhere": the bound
 /// lies above every key. Any other value is a log index.
@@ -194,6 +202,7 @@ impl<T: Send, P: Policy> Scheduler<T> for Ordered<T, P> {
             pool: ChunkPool::new(self.chunk),
             local: P::Local::default(),
             stats: Stats::default(),
+            unpublished: 0,
             _not_send: PhantomData,
         }
     }
@@ -249,6 +258,9 @@ pub struct OrderedHandle<'s, T, P: Policy> {
     pool: ChunkPool<T>,
     local: P::Local,
     stats: Stats,
+    /// Tasks in this handle's push chunks (unpublished), kept up to date so
+    /// that [`Handle::private_tasks`] is O(1).
+    unpublished: usize,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -263,7 +275,9 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
     /// The new entries are copied out under the lock and inserted into the
     /// local map after releasing it, so bag creators wait only for the copy.
     fn refresh(&mut self) {
+        probe::read(&self.sched.log);
         if self.sched.version.load(Ordering::Acquire) != self.slots.len() {
+            probe::write(&self.sched.log);
             let fresh = self.sched.lock_log().get(self.slots.len()..).map(<[_]>::to_vec).unwrap_or_default();
             self.replay_from_copy(fresh);
         }
@@ -292,6 +306,7 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
             return i;
         }
         let sched = self.sched;
+        probe::write(&sched.log);
         let mut log = sched.lock_log();
         self.replay_from(&log);
         if let Some(&i) = self.map.get(&key) {
@@ -310,6 +325,7 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
 
     fn set_scan_start(&mut self, idx: usize) {
         self.scan_start = idx;
+        probe::write(&*self.sched.scan_start[self.tid]);
         self.sched.scan_start[self.tid].store(idx, Ordering::Relaxed);
     }
 
@@ -341,9 +357,15 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
 
     /// The minimum bound over all threads.
     fn global_bound(&self) -> Bound<P::Key> {
+        let rec = probe::recording();
         let others = self.sched.scan_start.iter().enumerate().filter(|&(t, _)| t != self.tid);
         others
-            .map(|(_, s)| self.bound(s.load(Ordering::Relaxed)))
+            .map(|(_, s)| {
+                if rec {
+                    probe::read(&**s);
+                }
+                self.bound(s.load(Ordering::Relaxed))
+            })
             .fold(self.bound(self.scan_start), Bound::min)
     }
 
@@ -352,6 +374,7 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
         if self.leader == self.tid {
             self.global_bound()
         } else {
+            probe::read(&*self.sched.scan_start[self.leader]);
             let leader = self.sched.scan_start[self.leader].load(Ordering::Relaxed);
             self.bound(self.scan_start).min(self.bound(leader))
         }
@@ -378,6 +401,7 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
             }
             if let Some(own) = slot.push.take_if(|c| !c.is_empty()) {
                 self.stats.own_chunk_pops += 1;
+                self.unpublished -= own.len();
                 found = Some((idx, key, own));
                 break;
             }
@@ -431,6 +455,7 @@ impl<T: Send, P: Policy> OrderedHandle<'_, T, P> {
             None => {
                 let own = slot.push.take_if(|c| !c.is_empty())?;
                 self.stats.own_chunk_pops += 1;
+                self.unpublished -= own.len();
                 own
             }
         };
@@ -467,8 +492,10 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
         let slot = &mut self.slots[idx];
         let chunk = slot.push.get_or_insert_with(|| self.pool.get());
         chunk.push(prio, task);
+        self.unpublished += 1;
         if self.pool.is_full(chunk) {
             if let Some(full) = slot.push.take() {
+                self.unpublished -= full.len();
                 slot.bag.push_chunk(self.socket, full);
                 self.stats.chunks_published += 1;
             }
@@ -501,6 +528,7 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
                 if c.is_empty() {
                     self.pool.put(c);
                 } else {
+                    self.unpublished -= c.len();
                     slot.bag.push_chunk(self.socket, c);
                     self.stats.chunks_published += 1;
                 }
@@ -521,6 +549,10 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
             ("bsp_rescans", s.bsp_rescans),
             ("bags_scanned", s.bags_scanned),
         ]
+    }
+
+    fn private_tasks(&self) -> PrivateTasks {
+        PrivateTasks { unpublished: self.unpublished, claimed: self.pop_chunk.as_ref().map_or(0, Chunk::len) }
     }
 }
 

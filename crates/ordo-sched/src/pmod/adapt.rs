@@ -42,6 +42,13 @@
 //! merging by `2^floor(log2(MinDensity / fill))` keeps the expected fill at or
 //! below MinDensity, unmerging keeps `num_queues` at or below Min_queues. A
 //! check whose rounded step is 0 changes nothing.
+//!
+//! # Probes
+//! Shared structures for [`crate::probe`]: `lmf` (read by every push's key),
+//! the epoch, each thread's counter slot (written by its owner, read by the
+//! checker), the `adapting` flag and `min_events`. A second access to a
+//! structure within one operation is not probed when it cannot change what
+//! the simulator counts (the thread touched it already in that operation).
 
 use std::sync::Mutex;
 
@@ -49,7 +56,7 @@ use crossbeam_utils::CachePadded;
 
 use super::{PmodConfig, MAX_LMF};
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use crate::{Prio, SchedReport, Trace};
+use crate::{probe, Prio, SchedReport, Trace};
 
 /// The counters of one adaptation window, summed over threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -206,6 +213,7 @@ impl PmodPolicy {
     /// The current merging factor exponent.
     #[inline]
     pub fn lmf(&self) -> u32 {
+        probe::read(&*self.lmf);
         self.lmf.load(Ordering::Relaxed)
     }
 
@@ -228,11 +236,13 @@ impl PmodPolicy {
     /// Starts a new window if the epoch moved (the lazy reset).
     #[inline]
     fn sync_epoch(&self, tid: usize, local: &mut PmodLocal) {
+        probe::read(&*self.epoch);
         let epoch = self.epoch.load(Ordering::Relaxed);
         if local.epoch != epoch {
             local.epoch = epoch;
             local.window = Window::default();
             let s = self.slot(tid);
+            probe::write(s);
             s.deqs.store(0, Ordering::Relaxed);
             s.sync_deqs.store(0, Ordering::Relaxed);
             s.enqs.store(0, Ordering::Relaxed);
@@ -246,6 +256,7 @@ impl PmodPolicy {
         self.sync_epoch(tid, local);
         let w = &mut local.window;
         let s = self.slot(tid);
+        probe::write(s);
         if w.enqs == 0 || prio < w.min_b {
             w.min_b = prio;
             s.min_b.store(prio, Ordering::Relaxed);
@@ -266,6 +277,7 @@ impl PmodPolicy {
         self.sync_epoch(tid, local);
         local.window.deqs += 1;
         local.since_attempt += 1;
+        probe::write(self.slot(tid));
         self.slot(tid).deqs.store(local.window.deqs, Ordering::Relaxed);
     }
 
@@ -297,6 +309,8 @@ impl PmodPolicy {
         self.count_net(tid, local, lmf, -1);
         local.total_pops += 1;
         local.same_group_pops += 1;
+        // No probe: `count_deq` wrote this slot earlier in the same pop, so
+        // this write cannot touch anything another thread wrote since.
         self.slot(tid).total_pops.store(local.total_pops, Ordering::Relaxed);
     }
 
@@ -304,10 +318,13 @@ impl PmodPolicy {
     pub(crate) fn sync_deq(&self, tid: usize, local: &mut PmodLocal) {
         self.sync_epoch(tid, local);
         local.window.sync_deqs += 1;
+        // No slot probe: `count_deq` wrote it earlier in the same pop.
         self.slot(tid).sync_deqs.store(local.window.sync_deqs, Ordering::Relaxed);
+        probe::read(&self.min_events);
         let gate = (self.min_events.load(Ordering::Relaxed) / self.threads).max(1);
         if (self.cfg.merge || self.cfg.unmerge) && local.since_attempt >= gate {
             local.since_attempt = 0;
+            probe::write(&*self.adapting);
             if self.adapting.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_ok() {
                 self.check(local.same_group_pops);
                 self.adapting.store(false, Ordering::Release);
@@ -321,6 +338,7 @@ impl PmodPolicy {
         let mut w = Window::default();
         let mut total_pops = 0;
         for s in self.counters.iter() {
+            probe::read(&**s);
             total_pops += s.total_pops.load(Ordering::Relaxed);
             if s.epoch.load(Ordering::Relaxed) != epoch {
                 continue;
@@ -364,6 +382,9 @@ impl PmodPolicy {
             }
         });
         let Some(new) = new else { return };
+        probe::write(&*self.lmf);
+        probe::write(&*self.epoch);
+        probe::write(&self.min_events);
         self.lmf.store(new, Ordering::Relaxed);
         self.epoch.fetch_add(1, Ordering::Relaxed);
         if new > lmf {
@@ -388,7 +409,7 @@ impl PmodPolicy {
     }
 }
 
-#[cfg(loom)]
+#[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
     use crate::sync::Arc;

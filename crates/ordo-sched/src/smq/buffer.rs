@@ -2,7 +2,9 @@
 //! Listing 4): up to `STEAL_SIZE` of the owner's best tasks, which any
 //! thread may read the top of and steal as a whole, guarded by one 64-bit
 //! `(epoch, tag)` word. The protocol and its happens-before argument are in
-//! `README.md` next to this file; `loom_model` below checks it.
+//! `README.md` next to this file; `loom_model` below checks it. For the
+//! [`crate::probe`] the buffer is one structure: `top` and `is_empty` read
+//! it, a take or a publishing fill writes it.
 
 use std::mem::MaybeUninit;
 
@@ -125,6 +127,7 @@ impl<T> StealBuffer<T> {
     /// state word is read before and after; a change means a refill raced
     /// and the read is retried). `None` if the buffer is not full.
     pub(crate) fn top(&self) -> Option<BufferTop> {
+        crate::probe::read(self);
         loop {
             let before = self.state.load(Ordering::Acquire);
             if tag(before) != FULL {
@@ -146,6 +149,7 @@ impl<T> StealBuffer<T> {
         if tag(seen) != FULL {
             return false;
         }
+        crate::probe::write(self);
         // Acquire: synchronises with the owner's release store of `seen`,
         // so the slot writes of that fill happen before our reads.
         if self
@@ -171,6 +175,7 @@ impl<T> StealBuffer<T> {
 
     /// Whether the owner may fill the buffer now.
     pub(crate) fn is_empty(&self) -> bool {
+        crate::probe::read(self);
         tag(self.state.load(Ordering::Acquire)) == EMPTY
     }
 
@@ -183,6 +188,7 @@ impl<T> StealBuffer<T> {
     /// concurrently with itself.
     pub(crate) unsafe fn fill(&self, mut next: impl FnMut() -> Option<(Prio, T)>) -> bool {
         // Acquire: pairs with the release store of EMPTY by the last taker.
+        crate::probe::read(self);
         let state = self.state.load(Ordering::Acquire);
         if tag(state) != EMPTY {
             return false;
@@ -204,6 +210,7 @@ impl<T> StealBuffer<T> {
         if len == 0 {
             return false;
         }
+        crate::probe::write(self);
         self.len.store(len, Ordering::Relaxed);
         let next_epoch = (state >> 2) + 1;
         // Release: publishes the slots, prios and len to the next taker.

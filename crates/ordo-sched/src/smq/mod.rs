@@ -32,6 +32,16 @@
 //! found the own heap empty, so the spill costs nothing on the hot path.
 //! A `pop` that returns `None` holds nothing privately: its heap, its own
 //! buffer and its stolen tasks are empty.
+//!
+//! # Probes and private tasks (for the simulator)
+//! Shared structures for [`crate::probe`]: each queue's stealing buffer
+//! (probed in `buffer.rs`) and its spill. Private tasks
+//! ([`Handle::private_tasks`]): the local heap is *unpublished* — no other
+//! thread can take a task from it; its best `steal` tasks are exposed in the
+//! stealing buffer, which is public and not counted — and the stolen tasks
+//! not yet returned are *claimed*. So SMQ keeps most of its work invisible
+//! by design; what matters for quality is that the most urgent part is
+//! exposed, which the rank measure shows.
 
 mod buffer;
 mod local;
@@ -55,7 +65,7 @@ use crate::rng::{probability_threshold, Chance, FastRng};
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::topology::Topology;
-use crate::{Handle, Prio, Scheduler};
+use crate::{probe, Handle, Prio, PrivateTasks, Scheduler};
 
 use buffer::{BufferTop, StealBuffer};
 pub use local::{HeapQueue, LocalQueue, SkipQueue};
@@ -362,9 +372,11 @@ impl<'s, T: Send, Q: LocalQueue<T>> SmqHandle<'s, T, Q> {
     /// Moves the own spill (filled by an earlier flush) back into the heap.
     fn reclaim_own_spill(&mut self) -> bool {
         let own = self.own();
+        probe::read(&own.spill);
         if own.spill_len.load(Ordering::Acquire) == 0 {
             return false;
         }
+        probe::write(&own.spill);
         let mut spill = own.spill.lock().unwrap_or_else(|e| e.into_inner());
         let mut moved = false;
         while let Some((p, t)) = spill.pop() {
@@ -392,7 +404,9 @@ impl<'s, T: Send, Q: LocalQueue<T>> SmqHandle<'s, T, Q> {
                     return Some(task);
                 }
             }
+            probe::read(&q.spill);
             if q.spill_len.load(Ordering::Acquire) > 0 {
+                probe::write(&q.spill);
                 let mut spill = q.spill.lock().unwrap_or_else(|e| e.into_inner());
                 for _ in 0..sched.cfg.steal {
                     match spill.pop() {
@@ -417,6 +431,7 @@ impl<'s, T: Send, Q: LocalQueue<T>> SmqHandle<'s, T, Q> {
             return;
         }
         let own = self.own();
+        probe::write(&own.spill);
         let mut spill = own.spill.lock().unwrap_or_else(|e| e.into_inner());
         while let Some((p, t)) = self.heap.pop() {
             spill.push(p, t);
@@ -470,6 +485,10 @@ impl<T: Send, Q: LocalQueue<T>> Handle<T> for SmqHandle<'_, T, Q> {
             ("own_buffer_takes", self.own_buffer_takes),
             ("spill_takes", self.spill_takes),
         ]
+    }
+
+    fn private_tasks(&self) -> PrivateTasks {
+        PrivateTasks { unpublished: self.heap.len(), claimed: self.stolen.len() }
     }
 }
 

@@ -4,12 +4,19 @@
 //! per-node `claimed` flag for delete-by-claim, and memory reclamation through
 //! `crossbeam-epoch`. The protocol and its memory-safety argument are in the
 //! parent module's docs ("The lock-free protocol").
+//!
+//! For the [`crate::probe`], a node is one structure named by its tower (the
+//! allocation of its `next` pointers; key and flags are read with them), the
+//! head is another, and the list's `top` a third: following or reading a
+//! link reads the tower, a CAS or mark writes it, claiming writes the node's
+//! tower; a removed node's tower is retired.
 
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 
 use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
 
+use crate::probe;
 use crate::rng::FastRng;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::Prio;
@@ -92,10 +99,26 @@ impl<T> LockFreeSkipList<T> {
     /// way. After it returns, a node with key `key` that was marked at every
     /// level before the call is linked at no level (module docs).
     fn find<'g>(&'g self, key: Key, guard: &'g Guard) -> Position<'g, T> {
+        if probe::recording() {
+            self.find_probed::<true>(key, guard)
+        } else {
+            self.find_probed::<false>(key, guard)
+        }
+    }
+
+    /// [`LockFreeSkipList::find`], probing every node it reads when `REC`
+    /// (two copies, so that the unprobed one has no test inside its loop).
+    fn find_probed<'g, const REC: bool>(&'g self, key: Key, guard: &'g Guard) -> Position<'g, T> {
         'retry: loop {
             let mut pos = Position { preds: [&self.head[..]; MAX_LEVEL], succs: [Shared::null(); MAX_LEVEL] };
             let mut pred: &'g Tower<T> = &self.head;
+            if REC {
+                probe::read(&self.top);
+            }
             for level in (0..self.top.load(Ordering::Acquire)).rev() {
+                if REC {
+                    probe::read(pred);
+                }
                 let mut curr = pred[level].load(Ordering::Acquire, guard);
                 if curr.tag() == MARK {
                     // `pred` is being deleted at this level: its successor may
@@ -107,10 +130,16 @@ impl<T> LockFreeSkipList<T> {
                 // not retired before this guard was pinned; same below for
                 // every `curr` reached by an unmarked pointer or a won unlink.
                 while let Some(c) = unsafe { curr.as_ref() } {
+                    if REC {
+                        probe::read(&*c.next);
+                    }
                     let succ = c.next[level].load(Ordering::Acquire, guard);
                     if succ.tag() == MARK {
                         // `c` is deleted at this level: unlink it (help).
                         let unmarked = succ.with_tag(0);
+                        if REC {
+                            probe::write(pred);
+                        }
                         match pred[level].compare_exchange(
                             curr,
                             unmarked,
@@ -141,7 +170,9 @@ impl<T> LockFreeSkipList<T> {
     /// (`1..=MAX_LEVEL`): bottom level first, then upwards, each by CAS.
     pub(crate) fn insert(&self, key: Key, value: T, height: usize, guard: &Guard) {
         debug_assert!((1..=MAX_LEVEL).contains(&height));
+        probe::read(&self.top);
         if self.top.load(Ordering::Relaxed) < height {
+            probe::write(&self.top);
             self.top.fetch_max(height, Ordering::AcqRel);
         }
         let node = Owned::new(Node {
@@ -163,6 +194,7 @@ impl<T> LockFreeSkipList<T> {
                 // level), so plain stores by the only writer suffice.
                 link.store(pos.succs[level], Ordering::Relaxed);
             }
+            probe::write(pos.preds[0]);
             match pos.preds[0][0].compare_exchange(
                 pos.succs[0],
                 node,
@@ -178,6 +210,7 @@ impl<T> LockFreeSkipList<T> {
         for level in 1..height {
             loop {
                 n.next[level].store(pos.succs[level], Ordering::Release);
+                probe::write(pos.preds[level]);
                 if pos.preds[level][level]
                     .compare_exchange(pos.succs[level], node, Ordering::AcqRel, Ordering::Acquire, guard)
                     .is_ok()
@@ -187,12 +220,14 @@ impl<T> LockFreeSkipList<T> {
                 pos = self.find(key, guard);
             }
         }
+        probe::write(&*n.next);
         n.fully_linked.store(true, Ordering::Release);
     }
 
     /// Claims `node` for the caller if it is fully linked and unclaimed: the
     /// CAS on `claimed` has exactly one winner per node.
     fn try_claim(node: &Node<T>) -> bool {
+        probe::write(&*node.next);
         node.fully_linked.load(Ordering::Acquire)
             && !node.claimed.load(Ordering::Relaxed)
             && node.claimed.compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed).is_ok()
@@ -221,6 +256,7 @@ impl<T> LockFreeSkipList<T> {
         // before its release store of `fully_linked`, which the claim's
         // acquire load observed.
         let value = unsafe { (*n.value.get()).assume_init_read() };
+        probe::write(&*n.next);
         for link in n.next.iter().rev() {
             link.fetch_or(MARK, Ordering::AcqRel, guard);
         }
@@ -235,6 +271,7 @@ impl<T> LockFreeSkipList<T> {
         // own their targets), so running it later, even after the list and
         // `T`'s borrows are gone, is sound.
         unsafe { guard.defer_destroy(node) };
+        probe::retire(&*n.next);
         (n.key.0, value)
     }
 
@@ -250,12 +287,30 @@ impl<T> LockFreeSkipList<T> {
         jump: usize,
         guard: &'g Guard,
     ) -> Option<Shared<'g, Node<T>>> {
+        if probe::recording() {
+            self.spray_probed::<true>(rng, height, jump, guard)
+        } else {
+            self.spray_probed::<false>(rng, height, jump, guard)
+        }
+    }
+
+    /// The spray, probing every node it reads when `REC`.
+    fn spray_probed<'g, const REC: bool>(
+        &'g self,
+        rng: &mut FastRng,
+        height: usize,
+        jump: usize,
+        guard: &'g Guard,
+    ) -> Option<Shared<'g, Node<T>>> {
         let mut tower: &'g Tower<T> = &self.head;
         let mut reached = Shared::null();
         for level in (0..height.min(MAX_LEVEL)).rev() {
             let steps = rng.below(jump + 1);
             let mut taken = 0;
             while taken < steps {
+                if REC {
+                    probe::read(tower);
+                }
                 let next = tower[level].load(Ordering::Acquire, guard);
                 if next.tag() == MARK {
                     break;
@@ -284,15 +339,33 @@ impl<T> LockFreeSkipList<T> {
     /// `None` only if it met no claimable node; with no other thread inside
     /// the list, every linked node is claimable, so this is then exact.
     pub(crate) fn pop_first(&self, guard: &Guard) -> Option<(Prio, T)> {
+        if probe::recording() {
+            self.pop_first_probed::<true>(guard)
+        } else {
+            self.pop_first_probed::<false>(guard)
+        }
+    }
+
+    /// [`LockFreeSkipList::pop_first`], probing every node it reads when `REC`.
+    fn pop_first_probed<const REC: bool>(&self, guard: &Guard) -> Option<(Prio, T)> {
         'retry: loop {
             let mut pred: &Tower<T> = &self.head;
+            if REC {
+                probe::read(pred);
+            }
             let mut curr = pred[0].load(Ordering::Acquire, guard);
             // SAFETY: as in `find`: `curr` is always read unmarked from a
             // linked `pred` or installed by our own won unlink CAS.
             while let Some(c) = unsafe { curr.as_ref() } {
+                if REC {
+                    probe::read(&*c.next);
+                }
                 let succ = c.next[0].load(Ordering::Acquire, guard);
                 if succ.tag() == MARK {
                     let unmarked = succ.with_tag(0);
+                    if REC {
+                        probe::write(pred);
+                    }
                     match pred[0].compare_exchange(curr, unmarked, Ordering::AcqRel, Ordering::Acquire, guard)
                     {
                         Ok(_) => curr = unmarked,

@@ -215,6 +215,7 @@ impl<T: Send> SprayHandle<'_, T> {
     /// A sequence number no other push of this list uses.
     fn next_seq(&mut self) -> u64 {
         if self.seq == self.seq_end {
+            crate::probe::write(&self.sched.next_seq_block);
             self.seq = self.sched.next_seq_block.fetch_add(SEQ_BLOCK, Ordering::Relaxed);
             self.seq_end = self.seq + SEQ_BLOCK;
         }

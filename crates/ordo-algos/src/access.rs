@@ -1,0 +1,35 @@
+//! How the algorithms read a graph: argument checks shared by every
+//! single-source algorithm, and the weight accessor that monomorphises the
+//! weighted and unweighted cases of an inner loop.
+
+use ordo_graph::{Graph, VertexId};
+
+use crate::AlgoError;
+
+/// Checks that `source` names a vertex of `graph`.
+pub(crate) fn check_source(graph: &Graph, source: VertexId) -> Result<(), AlgoError> {
+    if (source as usize) < graph.num_vertices() {
+        Ok(())
+    } else {
+        Err(AlgoError::SourceOutOfRange { source_vertex: source as u64, num_vertices: graph.num_vertices() })
+    }
+}
+
+/// Runs `f` with the graph's weight of edge `e` as a `u64` function, the
+/// weighted and unweighted cases monomorphised separately so the inner loop
+/// has no branch on weightedness.
+macro_rules! with_weights {
+    ($graph:expr, |$w:ident| $body:expr) => {
+        match $graph.weights() {
+            Some(ws) => {
+                let $w = |e: usize| ws[e] as u64;
+                $body
+            }
+            None => {
+                let $w = |_e: usize| 1u64;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_weights;

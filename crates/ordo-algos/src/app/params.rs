@@ -1,0 +1,191 @@
+//! The named parameters of an application besides the graph (e.g. `source`,
+//! `alpha`): what each application declares it accepts ([`ParamDef`]), and
+//! the values given for one preparation ([`Params`]), taken with typed
+//! accessors.
+//!
+//! Front ends pass values as text, as a user typed them: the CLI as
+//! `--name VALUE` (or `--name` for a flag), Python as keyword arguments,
+//! bench plans as input fields. A parameter that the chosen application
+//! does not declare is an error that names the applications taking it, so
+//! that a flag is never silently ignored.
+
+use std::collections::BTreeMap;
+
+use ordo_graph::{Graph, VertexId};
+
+use super::AppError;
+
+/// A parameter an application accepts.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ParamDef {
+    /// The name: `--NAME` on the command line, the keyword in Python, the
+    /// key in the JSON report.
+    pub name: &'static str,
+    /// `Some(VALUE_NAME)` for a parameter with a value (shown in help as
+    /// `--name VALUE_NAME`), `None` for a flag (present = true).
+    pub value_name: Option<&'static str>,
+    /// One or two sentences for `--help`: what it does and its default.
+    pub help: &'static str,
+}
+
+/// The source vertex of a single-source search.
+pub const SOURCE: ParamDef =
+    ParamDef { name: "source", value_name: Some("VERTEX"), help: "Source vertex (0-based; default 0)." };
+
+/// The target vertex of A*.
+pub const TARGET: ParamDef = ParamDef {
+    name: "target",
+    value_name: Some("VERTEX"),
+    help: "Target vertex of A* (0-based); default: the reachable vertex with the most BFS levels from \
+           the source, smallest id among ties.",
+};
+
+/// Classify every executed task as good or useless work.
+pub const CLASSIFY: ParamDef = ParamDef {
+    name: "classify",
+    value_name: None,
+    help: "Classify every executed task as good (the first execution that saw its vertex's final \
+           value) or useless, and with --cycles split task time into good and useless work. Memory: \
+           one 16-byte note per executed task (27 MB for SSSP on the default 1M-vertex road graph), \
+           held until the run is classified.",
+};
+
+/// The PageRank damping factor.
+pub const ALPHA: ParamDef = ParamDef {
+    name: "alpha",
+    value_name: Some("ALPHA"),
+    help: "PageRank damping factor, in (0, 1) (default 0.85).",
+};
+
+/// The PageRank residual tolerance.
+pub const TOLERANCE: ParamDef = ParamDef {
+    name: "tolerance",
+    value_name: Some("EPS"),
+    help: "PageRank tolerance: a vertex runs while its residual is at least this (default 0.01; ranks \
+           sum to about n, so the L1 error is at most n x tolerance / (1 - alpha)).",
+};
+
+/// The values given for one preparation of one application, by parameter
+/// name; flags have the value `true`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Params {
+    values: BTreeMap<String, String>,
+}
+
+impl Params {
+    /// No parameters.
+    pub fn new() -> Self {
+        Params::default()
+    }
+
+    /// Sets `name` to `value` (text, as the user gave it).
+    pub fn set(&mut self, name: &str, value: impl Into<String>) -> &mut Self {
+        self.values.insert(name.to_string(), value.into());
+        self
+    }
+
+    /// Sets the flag `name`.
+    pub fn set_flag(&mut self, name: &str) -> &mut Self {
+        self.set(name, "true")
+    }
+
+    /// Builder form of [`Params::set`].
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.set(name, value);
+        self
+    }
+
+    /// Builder form of [`Params::set_flag`].
+    pub fn with_flag(mut self, name: &str) -> Self {
+        self.set_flag(name);
+        self
+    }
+
+    /// Whether `name` was given.
+    pub fn contains(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    /// The names given, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
+    /// The raw text of `def`, if given; the value is consumed.
+    pub fn take_text(&mut self, def: &ParamDef) -> Option<String> {
+        self.values.remove(def.name)
+    }
+
+    /// A flag: true when given (with no value, or `true`/`false`).
+    pub fn take_flag(&mut self, def: &ParamDef) -> Result<bool, AppError> {
+        match self.take_text(def).as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true" | "") => Ok(true),
+            Some(other) => Err(bad(def, other, "true or false")),
+        }
+    }
+
+    /// A non-negative integer, if given.
+    pub fn take_u64(&mut self, def: &ParamDef) -> Result<Option<u64>, AppError> {
+        self.take_text(def)
+            .map(|v| v.trim().parse().map_err(|_| bad(def, &v, "a non-negative integer")))
+            .transpose()
+    }
+
+    /// A finite number, if given.
+    pub fn take_f64(&mut self, def: &ParamDef) -> Result<Option<f64>, AppError> {
+        self.take_text(def)
+            .map(|v| match v.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(x),
+                _ => Err(bad(def, &v, "a finite number")),
+            })
+            .transpose()
+    }
+
+    /// A vertex of `graph`, if given.
+    pub fn take_vertex(&mut self, def: &ParamDef, graph: &Graph) -> Result<Option<VertexId>, AppError> {
+        let n = graph.num_vertices();
+        match self.take_u64(def)? {
+            None => Ok(None),
+            Some(v) => u32::try_from(v).ok().filter(|&s| (s as usize) < n).map(Some).ok_or_else(|| {
+                AppError::Param(format!("{} {v}: the graph has {n} vertices (ids 0..{n})", def.name))
+            }),
+        }
+    }
+}
+
+fn bad(def: &ParamDef, value: &str, expected: &str) -> AppError {
+    AppError::Param(format!("{} = `{value}`: expected {expected}", def.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_takes_consume_and_check() {
+        let mut p = Params::new().with("source", "7").with("alpha", "0.9").with("classify", "true");
+        assert!(p.contains("alpha"));
+        assert_eq!(p.take_u64(&SOURCE).unwrap(), Some(7));
+        assert_eq!(p.take_u64(&SOURCE).unwrap(), None, "taken once");
+        assert_eq!(p.take_f64(&ALPHA).unwrap(), Some(0.9));
+        assert!(p.take_flag(&CLASSIFY).unwrap());
+        assert!(!p.take_flag(&CLASSIFY).unwrap());
+        assert_eq!(p.names().count(), 0);
+        let e = Params::new().with("alpha", "x").take_f64(&ALPHA).unwrap_err().to_string();
+        assert_eq!(e, "alpha = `x`: expected a finite number");
+        assert!(Params::new().with("alpha", "inf").take_f64(&ALPHA).is_err());
+        assert!(Params::new().with("source", "-1").take_u64(&SOURCE).is_err());
+        assert!(Params::new().with("classify", "maybe").take_flag(&CLASSIFY).is_err());
+    }
+
+    #[test]
+    fn vertices_are_checked_against_the_graph() {
+        let g = ordo_graph::EdgeList::new(3, false).into_graph().unwrap();
+        assert_eq!(Params::new().with("source", "2").take_vertex(&SOURCE, &g).unwrap(), Some(2));
+        let e = Params::new().with("source", "3").take_vertex(&SOURCE, &g).unwrap_err().to_string();
+        assert_eq!(e, "source 3: the graph has 3 vertices (ids 0..3)");
+        let huge = Params::new().with("source", "99999999999").take_vertex(&SOURCE, &g);
+        assert!(huge.is_err());
+    }
+}

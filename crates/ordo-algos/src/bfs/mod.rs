@@ -1,0 +1,81 @@
+//! Unordered breadth-first search on any scheduler: the SSSP algorithm of
+//! [`crate::sssp`](mod@crate::sssp) with every edge costing 1 and `u32` levels (PMOD paper
+//! §5.3: "Tasks are defined as in SSSP, with the priority now being the
+//! number of edges on the discovered path").
+//!
+//! A task is a vertex; its priority is the level it was scheduled at. A task
+//! whose level is above the vertex's current level is stale and returns at
+//! once; otherwise it offers `current + 1` to every out-neighbour with
+//! `fetch_min` and schedules those it improved. Edge weights are ignored.
+//! The memory-ordering argument is the one in [`crate::sssp`](mod@crate::sssp).
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
+use ordo_graph::{Graph, VertexId};
+use ordo_sched::{Prio, SchedulerSpec};
+
+use crate::access::check_source;
+use crate::AlgoError;
+
+pub mod app;
+pub mod reference;
+
+pub use reference::bfs_levels;
+
+/// The BFS level of a vertex the source cannot reach (levels are `< n <= 2^32 - 1`).
+pub const UNREACHED_LEVEL: u32 = u32::MAX;
+
+/// BFS levels from `source` computed in parallel on `pool` with the
+/// scheduler `spec`: the number of edges on a shortest path to each vertex,
+/// [`UNREACHED_LEVEL`] when unreachable, and the run's statistics.
+///
+/// Levels are below `n <= 2^32 - 1`, so `u32` never overflows.
+///
+/// # Errors
+/// [`AlgoError::SourceOutOfRange`] when `source` is not a vertex.
+///
+/// # Example
+/// ```
+/// # use ordo_graph::EdgeList;
+/// let mut edges = EdgeList::new(3, false);
+/// edges.push(0, 1, 0);
+/// edges.push(1, 2, 0);
+/// let graph = edges.into_graph().unwrap();
+/// let pool = ordo_exec::Pool::new(1).unwrap();
+/// let (levels, _stats) =
+///     ordo_algos::bfs(&pool, &"strict".parse().unwrap(), &graph, 0, &Default::default()).unwrap();
+/// assert_eq!(levels, vec![0, 1, 2]);
+/// ```
+pub fn bfs(
+    pool: &Pool,
+    spec: &SchedulerSpec,
+    graph: &Graph,
+    source: VertexId,
+    opts: &ExecOptions,
+) -> Result<(Vec<u32>, RunStats), AlgoError> {
+    check_source(graph, source)?;
+    let level: Vec<AtomicU32> = (0..graph.num_vertices()).map(|_| AtomicU32::new(UNREACHED_LEVEL)).collect();
+    level[source as usize].store(0, Relaxed);
+    let offsets = graph.offsets();
+    let targets = graph.targets();
+    let operator = |task_level: Prio, v: VertexId, ctx: &mut Context<VertexId>| {
+        // Good vs useless work (crate::work_split): one note per task, stale ones included.
+        ctx.note(v, task_level);
+        let current = level[v as usize].load(Relaxed);
+        if task_level > current as Prio {
+            ctx.mark_stale();
+            return;
+        }
+        let next = current + 1;
+        let (lo, hi) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
+        for &u in &targets[lo..hi] {
+            let slot = &level[u as usize];
+            if next < slot.load(Relaxed) && next < slot.fetch_min(next, Relaxed) {
+                ctx.push(next as Prio, u);
+            }
+        }
+    };
+    let stats = for_each(pool, spec, [(0, source)], operator, opts);
+    Ok((level.into_iter().map(AtomicU32::into_inner).collect(), stats))
+}

@@ -1,0 +1,142 @@
+//! SSSP as an application: parallel runs on any scheduler, Dijkstra as the
+//! reference, exact verification plus the fixpoint check, `vertex value`
+//! output, and the good / useless work split (`classify`).
+//!
+//! The pieces shared with BFS (same task structure, unit weights, `u32`
+//! levels) are the generic functions of this module, used by
+//! [`crate::bfs::app`].
+
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use ordo_exec::{ExecOptions, RunStats};
+use ordo_graph::{Graph, VertexId};
+use ordo_sched::SchedulerSpec;
+use serde_json::json;
+
+use super::verify::{self, EdgeCost, Label};
+use crate::app::params::{CLASSIFY, SOURCE};
+use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
+use crate::sssp::reference::Reference;
+use crate::work_split;
+
+/// Single-source shortest paths from one source (priority = distance).
+pub struct Sssp {
+    graph: Arc<Graph>,
+    source: VertexId,
+    classify: bool,
+}
+
+/// What `--out` writes for SSSP and BFS.
+pub(crate) const VALUES_OUT: &str = "`vertex value` per line (0-based ids, `inf` when unreachable)";
+
+impl Algorithm for Sssp {
+    const NAME: &'static str = "sssp";
+    const ABOUT: &'static str = "Single-source shortest paths (unordered, priority = distance); verified \
+                                 against Dijkstra, exactly, plus the fixpoint check.";
+    const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY];
+    const CYCLES: bool = true;
+    const OUT_FORMAT: &'static str = VALUES_OUT;
+    type Strategy = SchedulerSpec;
+    const DEFAULT_STRATEGY: &'static str = "pmod";
+    type Output = Vec<u64>;
+    type Reference = Vec<u64>;
+
+    fn prepare(graph: Arc<Graph>, params: &mut Params) -> Result<Self, AppError> {
+        let source = params.take_vertex(&SOURCE, &graph)?.unwrap_or(0);
+        let classify = params.take_flag(&CLASSIFY)?;
+        if graph.num_vertices() == 0 {
+            return Err(AppError::Param("the graph has no vertex to start from".into()));
+        }
+        Ok(Sssp { graph, source, classify })
+    }
+
+    fn params(&self) -> Fields {
+        Fields::from([("source".to_string(), json!(self.source))])
+    }
+
+    fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<Vec<u64>>, AppError> {
+        let opts = with_task_log(env.exec, self.classify);
+        let (values, stats) = super::sssp(env.pool, spec, &self.graph, self.source, &opts)?;
+        Ok(path_run(values, stats, self.classify))
+    }
+
+    fn reference(&self) -> Result<RefRun<Vec<u64>>, AppError> {
+        Ok(reference_run(super::dijkstra(&self.graph, self.source)?))
+    }
+
+    fn verify(&self, got: &Vec<u64>, want: &Vec<u64>) -> Result<(), AppError> {
+        verify_labels(&self.graph, self.source, EdgeCost::Weights, got, want)
+    }
+
+    fn write_out(&self, values: &Vec<u64>, out: &mut dyn Write) -> io::Result<()> {
+        write_labels(values, out)
+    }
+}
+
+/// The executor options of a run: the caller's, with task notes when
+/// classifying work.
+pub(crate) fn with_task_log(opts: &ExecOptions, classify: bool) -> ExecOptions {
+    ExecOptions { log_tasks: classify, ..opts.clone() }
+}
+
+/// The run of a path application that produced `values`: checksums
+/// (`reached`, `max_dist`, `sum_dist`), the exact-order baseline (the
+/// vertices reached: Dijkstra and queue BFS settle each once), and with
+/// `classify` the good / useless split (a task is good when it ran with its
+/// vertex's final value, first such execution; see [`work_split`]). The task
+/// notes are dropped once classified, so repeated runs do not keep them.
+pub(crate) fn path_run<L: Label>(values: Vec<L>, mut stats: RunStats, classify: bool) -> Run<Vec<L>> {
+    let split = if classify {
+        work_split::classify_per_thread(&stats.task_notes, |v| values[v as usize].to_u64())
+    } else {
+        Vec::new()
+    };
+    stats.task_notes = Vec::new();
+    let s = verify::summarize(&values);
+    let metrics = Fields::from([
+        ("reached".to_string(), json!(s.reached)),
+        ("max_dist".to_string(), json!(s.max)),
+        // u128 does not fit a JSON number everywhere; u64 sums print as numbers.
+        (
+            "sum_dist".to_string(),
+            u64::try_from(s.sum).map_or_else(|_| json!(s.sum.to_string()), |v| json!(v)),
+        ),
+    ]);
+    let mut run = Run::executed(values, stats, metrics);
+    run.baseline_tasks = Some(s.reached);
+    run.work_split = split;
+    run
+}
+
+/// The reference run of a path application.
+pub(crate) fn reference_run<L>(r: Reference<L>) -> RefRun<Vec<L>> {
+    RefRun { output: r.values, time_s: r.time_s, baseline_tasks: Some(r.settled) }
+}
+
+/// Exact comparison with the reference, then the fixpoint check.
+pub(crate) fn verify_labels<L: Label>(
+    graph: &Graph,
+    source: VertexId,
+    cost: EdgeCost,
+    got: &[L],
+    want: &[L],
+) -> Result<(), AppError> {
+    verify::compare_exact(want, got)
+        .map_err(|e| AppError::Mismatch(format!("differs from the sequential reference: {e}")))?;
+    verify::check_fixpoint(graph, source, got, cost)
+        .map_err(|e| AppError::Mismatch(format!("fails the fixpoint check: {e}")))
+}
+
+/// Writes `vertex value` lines (0-based, `inf` when unreachable).
+pub(crate) fn write_labels<L: Label>(values: &[L], out: &mut dyn Write) -> io::Result<()> {
+    let mut w = io::BufWriter::with_capacity(1 << 20, out);
+    for (v, &x) in values.iter().enumerate() {
+        if x == L::UNREACHED {
+            writeln!(w, "{v} inf")?;
+        } else {
+            writeln!(w, "{v} {}", x.to_u64())?;
+        }
+    }
+    w.flush()
+}

@@ -17,8 +17,8 @@
 //!   a two-variable sweep, fastest cell framed (SMQ paper Fig. 1).
 //! - `lmf`: PMOD's merging factor over dequeues, one line per (app, input,
 //!   spec), the median run at its largest thread count (Table 6 as a plot).
-//! - `shift`: the same for `auto`'s bucket width (log2), every thread's
-//!   changes on one line.
+//! - `shift`: the same for `auto`'s bucket width (log2, the mean over the
+//!   threads at each change).
 //! - `table5` and `table5.md`: the geometric-mean closeness to the best
 //!   scheduler (PMOD paper Table 5); see [`data::table5`].
 //! - `sim-work-…`, `sim-rank-…`, `sim-invisible-…`: work increase, rank and

@@ -108,9 +108,31 @@ impl SchedConfig for AutoConfig {
 pub struct Auto<T> {
     cfg: AutoConfig,
     shared: Shared<T>,
-    /// (pops so far over all threads, new shift) at the start and at each
-    /// change of any thread's width.
-    trace: std::sync::Mutex<Vec<(u64, u64)>>,
+    /// The `shift` trace; see [`ShiftTrace`].
+    trace: std::sync::Mutex<ShiftTrace>,
+}
+
+/// The adaptation over the run: at the start and at each change of any
+/// thread's width, (pops so far over all threads, the mean log2 width,
+/// rounded, of the threads that adapted so far). Each thread steers its own
+/// width; the mean is one line per run that a plot can draw, where the
+/// threads' changes interleaved would zig-zag between them.
+struct ShiftTrace {
+    /// Each thread's width after its last change (`None`: never changed).
+    shifts: Vec<Option<u32>>,
+    points: Vec<(u64, u64)>,
+}
+
+impl ShiftTrace {
+    fn record(&mut self, tid: usize, pops: u64, shift: u32) {
+        self.shifts[tid] = Some(shift);
+        let (sum, n) =
+            self.shifts.iter().flatten().fold((0u64, 0u64), |(s, n), &x| (s + u64::from(x), n + 1));
+        let mean = (sum + n / 2) / n.max(1);
+        if self.points.last().is_none_or(|p| p.1 != mean) {
+            self.points.push((pops, mean));
+        }
+    }
 }
 
 impl<T: Send> Auto<T> {
@@ -118,14 +140,17 @@ impl<T: Send> Auto<T> {
     pub fn new(threads: usize, cfg: &AutoConfig) -> Self {
         Auto {
             shared: Shared::new(threads),
-            trace: std::sync::Mutex::new(vec![(0, u64::from(cfg.shift.unwrap_or(0)))]),
+            trace: std::sync::Mutex::new(ShiftTrace {
+                shifts: vec![None; threads],
+                points: vec![(0, u64::from(cfg.shift.unwrap_or(0)))],
+            }),
             cfg: cfg.clone(),
         }
     }
 
-    fn record(&self, pops: u64, shift: u32) {
+    fn record(&self, tid: usize, pops: u64, shift: u32) {
         let mut t = self.trace.lock().unwrap_or_else(|p| p.into_inner());
-        t.push((pops, u64::from(shift)));
+        t.record(tid, pops, shift);
     }
 }
 
@@ -164,7 +189,9 @@ impl<T: Send> Scheduler<T> for Auto<T> {
     }
 
     fn report(&self) -> SchedReport {
-        let mut points = self.trace.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut points = self.trace.lock().unwrap_or_else(|p| p.into_inner()).points.clone();
+        // Each thread reads the others' pop counts a little late: keep x
+        // increasing.
         points.sort_by_key(|p| p.0);
         SchedReport {
             counters: Vec::new(),
@@ -315,7 +342,7 @@ impl<T: Send> AutoHandle<'_, T> {
                 .filter(|&(i, _)| i != self.tid)
                 .map(|(_, t)| t.pops.load(Ordering::Relaxed))
                 .sum();
-            self.sched.record(others + pops, shift);
+            self.sched.record(self.tid, others + pops, shift);
         }
     }
 

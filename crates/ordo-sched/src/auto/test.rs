@@ -208,3 +208,40 @@ fn debug_lost_task() {
     got.dedup();
     eprintln!("got {}", got.len());
 }
+
+#[test]
+fn the_shift_trace_follows_the_mean_width_of_the_adapted_threads() {
+    let mut t = ShiftTrace { shifts: vec![None; 3], points: vec![(0, 0)] };
+    t.record(0, 100, 6);
+    t.record(1, 150, 6);
+    t.record(2, 200, 3);
+    t.record(0, 300, 9);
+    assert_eq!(
+        t.points,
+        vec![(0, 0), (100, 6), (200, 5), (300, 6)],
+        "(6+6+3)/3 = 5, (9+6+3)/3 = 6; no point without a change"
+    );
+}
+
+#[test]
+fn an_adapting_run_reports_its_width_changes_in_the_shift_trace() {
+    // Priorities 0, 1, 2, ...: one task per width-1 bucket, so the
+    // controller widens.
+    let s = build(1, "auto");
+    let mut h = s.handle(0);
+    for i in 0..4096 {
+        h.push(i, i);
+    }
+    let mut n = 0;
+    while h.pop().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 4096);
+    drop(h);
+    let report = s.report();
+    let trace = report.traces.iter().find(|t| t.name == "shift").expect("a shift trace");
+    assert_eq!(trace.points[0], (0, 0));
+    assert!(trace.points.len() > 1, "sparse buckets widen: {:?}", trace.points);
+    assert!(trace.points.windows(2).all(|w| w[0].0 <= w[1].0), "x increases");
+    assert!(trace.points.last().unwrap().1 > 0);
+}

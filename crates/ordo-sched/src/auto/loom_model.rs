@@ -3,7 +3,8 @@
 //! while another handle runs dry, counts itself hungry and takes what is
 //! offered. Every task must come out exactly once with its own priority,
 //! and afterwards lone handles must find everything left (the `Handle`
-//! contract). Run with
+//! contract); and the pile alone, with an owner and a thief taking halves.
+//! Run with
 //! `RUSTFLAGS="--cfg loom" cargo test -p ordo-sched --release --lib auto::loom_model`.
 
 use super::*;
@@ -97,5 +98,48 @@ fn two_thieves_never_both_miss_a_published_batch() {
         }
         got.sort_unstable();
         assert_eq!(got, vec![1, 2]);
+    });
+}
+
+/// Taking half of a pile: the owner publishes one bucket, takes its block,
+/// publishes the next bucket and takes again, while a thief takes halves
+/// with `try_lock`. Every task leaves the pile exactly once, and the hints
+/// end exact (no task, level `MAX`).
+#[test]
+fn pile_halves_are_taken_exactly_once() {
+    use super::stash::{Pile, Take};
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(|| {
+        let pile = Arc::new(Pile::<Box<u64>>::new());
+        let thief = {
+            let pile = pile.clone();
+            thread::spawn(move || {
+                let mut out = Vec::new();
+                for _ in 0..2 {
+                    // `Busy` while the owner holds the lock: nothing taken.
+                    let _ = pile.take_half(&mut out, false, usize::MAX);
+                }
+                out
+            })
+        };
+        let mut got = Vec::new();
+        let mut bucket: Vec<(Prio, Box<u64>)> = (1..=3).map(|t| (10, Box::new(t))).collect();
+        pile.publish(&mut bucket, 10);
+        assert!(bucket.is_empty(), "publish leaves the bucket empty");
+        pile.take_half(&mut got, true, 1);
+        let mut bucket: Vec<(Prio, Box<u64>)> = (4..=5).map(|t| (20, Box::new(t))).collect();
+        pile.publish(&mut bucket, 20);
+        pile.take_half(&mut got, true, 1);
+        got.extend(thief.join().unwrap());
+        while pile.take_half(&mut got, true, usize::MAX) != Take::Empty {}
+        assert_eq!(pile.len_hint(), 0);
+        assert_eq!(pile.level_hint(), Prio::MAX, "an empty pile has no level");
+        for (p, t) in &got {
+            assert_eq!(*p, if **t <= 3 { 10 } else { 20 }, "a task came back with another priority");
+        }
+        let mut ids: Vec<u64> = got.into_iter().map(|(_, t)| *t).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, vec![1, 2, 3, 4, 5]);
     });
 }

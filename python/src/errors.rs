@@ -27,7 +27,7 @@ pyo3::create_exception!(
 /// keep their OS meaning, everything else is a [`GraphFormatError`].
 pub(crate) fn file_error(e: GraphError) -> PyErr {
     match &e {
-        GraphError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+        GraphError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
             PyFileNotFoundError::new_err(e.to_string())
         }
         GraphError::Io { .. } => PyOSError::new_err(e.to_string()),

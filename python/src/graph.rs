@@ -127,6 +127,7 @@ impl PyGraph {
             one_based: None,
             symmetrize,
             progress: None,
+            ..LoadOptions::default()
         };
         let graph = py.detach(|| no_panic(|| ordo_graph::load(&path, &opts).map_err(file_error)))?;
         let name = describe(path.display().to_string(), &weights, symmetrize, remap);

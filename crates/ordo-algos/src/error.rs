@@ -75,4 +75,18 @@ pub enum AlgoError {
         /// Distance of the head (`inf` when unreachable).
         dist_to: String,
     },
+    /// A quantity of the whole result (a count, an iteration number)
+    /// differs from the reference's.
+    #[error("{what}: expected {expected}, got {got}")]
+    ValueMismatch {
+        /// What differs.
+        what: String,
+        /// The reference's value.
+        expected: String,
+        /// The result's value.
+        got: String,
+    },
+    /// A parameter outside its domain (e.g. a damping factor not in (0, 1)).
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
 }

@@ -27,6 +27,13 @@
 //!   batching, the SIMPLE-style and rayon baselines, and the checker.
 //! - [`work_split`](mod@work_split): good versus useless work (PMOD paper §3.1,
 //!   Table 1) from the task notes of a run with `ExecOptions::log_tasks`.
+//! - The loop kernels of Callisto-RTS (ATC'15) on ordo-loops, each with a
+//!   sequential reference and its verification, run by a
+//!   [`loop_runner::LoopRunner`] (an ordo-loops distributor or rayon):
+//!   [`pr_pull`](mod@pr_pull) (PageRank by pull, Figure 1), [`tc`](mod@tc)
+//!   (triangle counting), [`bc`](mod@bc) (Brandes betweenness with an outer
+//!   loop over sources and nested parallel BFS, §4.3) and
+//!   [`loop_micro`](mod@loop_micro) (the even / skewed microbenchmark, §4.1).
 //! - [`app`](mod@app): the application layer (prepare / run / reference /
 //!   verify / report / write) and the registry of applications.
 //!
@@ -71,12 +78,17 @@
 mod access;
 pub mod app;
 pub mod astar;
+pub mod bc;
 pub mod bfs;
 pub mod error;
+pub mod loop_micro;
+pub mod loop_runner;
 pub mod mst;
 pub mod pagerank;
+pub mod pr_pull;
 pub mod spanning;
 pub mod sssp;
+pub mod tc;
 pub mod work_split;
 
 pub use astar::{astar, AstarResult, Heuristic};

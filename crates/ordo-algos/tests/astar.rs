@@ -2,11 +2,9 @@
 //! generated graph (planar coordinates: Euclidean heuristic), a Kronecker
 //! graph (no coordinates: zero heuristic, i.e. pruned SSSP) and the Andorra
 //! road network with its DIMACS `.co` file (lon/lat: equirectangular
-//! heuristic; skipped when `../shared/data` is absent). The distance must
+//! heuristic; skipped when absent, see `docs/data.md`). The distance must
 //! equal Dijkstra's (stopped at the target) exactly, and the path must be a
 //! path of the graph whose weights sum to it.
-
-use std::path::Path;
 
 use ordo_algos::astar::{astar, check_path, dijkstra_to_target, far_target, Heuristic};
 use ordo_exec::{ExecOptions, Pool};
@@ -46,16 +44,10 @@ fn cases() -> Vec<Case> {
         Case { name: "road", searches: searches(&road, 0), graph: road, kind: "euclidean" },
         Case { name: "kron", searches: searches(&kron, hub), graph: kron, kind: "zero" },
     ];
-    let andorra = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/andorra.gr");
-    if andorra.exists() {
+    if let Some(andorra) = ordo_graph::datasets::find("road/andorra.gr", "the Andorra road network case") {
         let graph = ordo_graph::load(&andorra, &LoadOptions::default()).unwrap();
         assert!(graph.coords().is_some(), "andorra.co is loaded beside andorra.gr");
         cases.push(Case { name: "andorra", searches: searches(&graph, 0), graph, kind: "equirectangular" });
-    } else {
-        eprintln!(
-            "skipping the Andorra road network: {} not found (../shared/data absent)",
-            andorra.display()
-        );
     }
     cases
 }

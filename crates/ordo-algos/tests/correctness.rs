@@ -233,15 +233,13 @@ fn inputs(size: Size) -> Vec<Case> {
     }
     cases.push(case("unweighted random", el.into_graph().unwrap(), 3));
 
-    let rome = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/rome99.gr");
-    if !full {
-        // rome99 (3,353 vertices) is a full-size input.
-    } else if rome.exists() {
-        cases.push(case("rome99 (DIMACS, test reader)", read_dimacs(&rome), 0));
-        let loaded = ordo_graph::load::load(&rome, &Default::default()).unwrap();
-        cases.push(case("rome99 (DIMACS, ordo_graph::load)", loaded, 1));
-    } else {
-        eprintln!("skipping rome99: {} not found (../shared/data absent)", rome.display());
+    // rome99 (3,353 vertices) is a full-size input.
+    if full {
+        if let Some(rome) = ordo_graph::datasets::find("road/rome99.gr", "the rome99 cases") {
+            cases.push(case("rome99 (DIMACS, test reader)", read_dimacs(&rome), 0));
+            let loaded = ordo_graph::load::load(&rome, &Default::default()).unwrap();
+            cases.push(case("rome99 (DIMACS, ordo_graph::load)", loaded, 1));
+        }
     }
     cases
 }
@@ -306,11 +304,10 @@ fn sssp_and_bfs_equal_the_references_on_every_scheduler() {
 
 #[test]
 fn rome99_matches_the_published_checksums() {
-    let rome = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/rome99.gr");
-    if !rome.exists() {
-        eprintln!("skipping: {} not found (../shared/data absent)", rome.display());
+    let Some(rome) = ordo_graph::datasets::find("road/rome99.gr", "rome99_matches_the_published_checksums")
+    else {
         return;
-    }
+    };
     let g = read_dimacs(&rome);
     // data/README.md: from vertex 1 (1-based) all 3,353 reachable, sum
     // 116,006,476, max 69,102 (scipy and networkx agree).

@@ -6,10 +6,8 @@
 //! non-trivial component). Inputs: a road-like graph, a directed R-MAT
 //! multigraph (duplicate edges, self loops, isolated vertices, several
 //! components), a grid with weights in 1..=2 (ties everywhere), and the
-//! Luxembourg road network from `../shared/data` with its checked MST
+//! Luxembourg road network (`docs/data.md`) with its checked MST
 //! weight. Then a stress test of concurrent merging on a small dense graph.
-
-use std::path::Path;
 
 use ordo_algos::mst::{self, SpanningForest, UndirectedGraph};
 use ordo_exec::{ExecOptions, Pool};
@@ -120,11 +118,8 @@ fn unweighted_graph_weighs_its_edge_count() {
 
 #[test]
 fn luxembourg_road_network_has_its_checked_mst_weight() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/luxembourg.osm.graph");
-    if !p.exists() {
-        eprintln!("skipping luxembourg: {} not found (../shared/data absent)", p.display());
-        return;
-    }
+    let test = "luxembourg_road_network_has_its_checked_mst_weight";
+    let Some(p) = ordo_graph::datasets::find("road/luxembourg.osm.graph", test) else { return };
     let raw =
         load(&p, &LoadOptions { weights: WeightSpec::EuclideanCeil, ..LoadOptions::default() }).unwrap();
     let g = UndirectedGraph::new(&raw);

@@ -9,8 +9,6 @@
 //! The scheduler list comes from `SchedulerSpec::names()`, so every newly
 //! registered scheduler is covered without editing this file.
 
-use std::path::Path;
-
 use ordo_algos::pagerank::{
     self, l1_distance, pagerank, power_iteration, rounding_slack, sequential_priority, verify_within_bound,
     PageRankError, PageRankParams, PowerIteration,
@@ -62,11 +60,7 @@ fn check(c: &Case, result: &pagerank::PageRank, params: &PageRankParams, what: &
 }
 
 fn real_graph() -> Option<Case> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/social/CA-GrQc.txt");
-    if !p.exists() {
-        eprintln!("skipping CA-GrQc: {} not found (../shared/data absent)", p.display());
-        return None;
-    }
+    let p = ordo_graph::datasets::find("social/CA-GrQc.txt", "the CA-GrQc case")?;
     let opts = LoadOptions { remap_ids: true, ..LoadOptions::default() };
     let graph = ordo_graph::load(&p, &opts).unwrap();
     assert_eq!(graph.num_vertices(), 5242, "data/README.md: 5,242 vertices");
@@ -152,11 +146,7 @@ fn parallel_run_does_the_baseline_work_on_one_thread_with_strict() {
 
 #[test]
 fn web_graph_on_pmod() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/web/cnr-2000.txt.gz");
-    if !p.exists() {
-        eprintln!("skipping cnr-2000: {} not found (../shared/data absent)", p.display());
-        return;
-    }
+    let Some(p) = ordo_graph::datasets::find("web/cnr-2000.txt.gz", "web_graph_on_pmod") else { return };
     let c = case("cnr-2000", ordo_graph::load(&p, &LoadOptions::default()).unwrap());
     assert!(dangling(&c.graph) > 0);
     let pool = Pool::new(2).unwrap();

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
+use ordo_graph::load::sibling_coords;
+use ordo_graph::output::ensure_distinct;
 use ordo_graph::Format;
 use serde_json::json;
 
@@ -34,9 +36,21 @@ pub(crate) struct ConvertArgs {
 
 pub(crate) fn run(args: ConvertArgs, _threads: usize) -> anyhow::Result<()> {
     let format = output_format(&args.output, args.to)?;
+    // Never write over a file being read: refuse before loading, and again
+    // for the coordinate side file once the graph says whether it has one.
+    ensure_distinct(&args.input, &args.output)?;
     let t = Instant::now();
     let graph = load_file(&args.input, &args.load)?;
     let load_s = t.elapsed().as_secs_f64();
+    let mut inputs = vec![args.input.clone()];
+    inputs.extend(args.load.coords.clone());
+    inputs
+        .extend([Format::DimacsGr, Format::Metis].into_iter().filter_map(|f| sibling_coords(&args.input, f)));
+    for out in ordo_graph::write::files_written(&graph, &args.output, format) {
+        for input in &inputs {
+            ensure_distinct(input, &out)?;
+        }
+    }
 
     let progress = Progress::spinner(format!("writing {}", args.output.display()));
     let t = Instant::now();

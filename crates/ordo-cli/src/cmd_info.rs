@@ -10,7 +10,7 @@ use ordo_graph::stats::{self, GraphStats};
 use ordo_graph::{CoordSystem, Graph};
 use serde_json::{json, Value};
 
-use crate::input::{load_input, InputArgs};
+use crate::input::{load_input_with, InputArgs};
 use crate::progress::Progress;
 
 /// Arguments of `ordo info`.
@@ -144,7 +144,7 @@ pub(crate) fn run(args: InfoArgs, threads: usize) -> anyhow::Result<()> {
         input.graph = Some(f);
     }
     let t = Instant::now();
-    let graph = load_input(&input, threads)?;
+    let graph = load_input_with(&input, threads, stats::WORKING_MEMORY)?;
     let load_s = t.elapsed().as_secs_f64();
     let progress = Progress::spinner("computing statistics");
     let v = describe(&input.describe(), &graph, load_s, args.source)?;

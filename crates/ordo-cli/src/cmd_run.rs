@@ -75,10 +75,19 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
         info.name
     );
     let mut input = args.input.clone();
-    if input.graph.is_none() && input.gen.is_none() {
-        input.gen = Some(DEFAULT_GEN.to_string());
-    }
-    let graph = Arc::new(crate::input::load_input(&input, threads)?);
+    let graph = if info.needs_graph {
+        if input.graph.is_none() && input.gen.is_none() {
+            input.gen = Some(DEFAULT_GEN.to_string());
+        }
+        Arc::new(crate::input::load_input(&input, threads)?)
+    } else {
+        anyhow::ensure!(
+            input.graph.is_none() && input.gen.is_none(),
+            "{} runs without an input graph: drop --graph/--gen",
+            info.name
+        );
+        Arc::new(crate::input::empty_graph())
+    };
     let prepared = info.prepare(graph.clone(), params)?;
     let pool = Pool::new(threads).context("cannot start the worker threads")?;
     let monitor = Arc::new(RunMonitor::new(threads));

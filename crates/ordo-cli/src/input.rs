@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ordo_graph::gen::GenSpec;
+use ordo_graph::memory::{self, LoadPlan, WorkingMemory};
 use ordo_graph::{Format, Graph, LoadOptions, WeightSpec};
 
 use crate::progress::Progress;
@@ -58,7 +59,7 @@ impl InputArgs {
         let mut name = match (&self.graph, &self.gen) {
             (Some(p), _) => p.display().to_string(),
             (None, Some(s)) => s.parse::<GenSpec>().map_or_else(|_| s.clone(), |g| g.to_string()),
-            (None, None) => "(no input)".into(),
+            (None, None) => NO_INPUT.into(),
         };
         let mut changes = Vec::new();
         if self.load.weights != WeightSpec::Keep {
@@ -77,13 +78,32 @@ impl InputArgs {
     }
 }
 
+/// How reports name the input of an application that runs without a graph.
+pub(crate) const NO_INPUT: &str = "none";
+
+/// The graph of applications that need none: no vertices, no edges.
+pub(crate) fn empty_graph() -> Graph {
+    ordo_graph::EdgeList::new(0, false).into_graph().expect("the empty graph is valid")
+}
+
 /// Loads the graph named by `args` (`--graph FILE` or `--gen SPEC`), applies
 /// the load options and returns it. Generation uses `threads` threads (the
 /// graph does not depend on the count). Slow loads show progress on stderr.
 pub(crate) fn load_input(args: &InputArgs, threads: usize) -> anyhow::Result<Graph> {
+    load_input_with(args, threads, WorkingMemory::NONE)
+}
+
+/// [`load_input`] for a command that needs `working` memory per vertex and
+/// edge once the graph is built: a graph that would load but not fit with
+/// it is refused before loading (see `ordo_graph::memory`).
+pub(crate) fn load_input_with(
+    args: &InputArgs,
+    threads: usize,
+    working: WorkingMemory,
+) -> anyhow::Result<Graph> {
     match (&args.graph, &args.gen) {
-        (Some(path), None) => load_file(path, &args.load),
-        (None, Some(spec)) => generate(spec, &args.load, threads),
+        (Some(path), None) => load_file_with(path, &args.load, working),
+        (None, Some(spec)) => generate(spec, &args.load, threads, working),
         (Some(_), Some(_)) => anyhow::bail!("give either --graph FILE or --gen SPEC, not both"),
         (None, None) => anyhow::bail!("no input graph: give --graph FILE or --gen SPEC"),
     }
@@ -91,6 +111,11 @@ pub(crate) fn load_input(args: &InputArgs, threads: usize) -> anyhow::Result<Gra
 
 /// Loads a graph file with the load options.
 pub(crate) fn load_file(path: &Path, load: &LoadArgs) -> anyhow::Result<Graph> {
+    load_file_with(path, load, WorkingMemory::NONE)
+}
+
+/// [`load_file`] with the working memory of [`load_input_with`].
+fn load_file_with(path: &Path, load: &LoadArgs, working: WorkingMemory) -> anyhow::Result<Graph> {
     let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let progress = Progress::bytes(format!("loading {}", path.display()), total);
     let opts = LoadOptions {
@@ -101,6 +126,7 @@ pub(crate) fn load_file(path: &Path, load: &LoadArgs) -> anyhow::Result<Graph> {
         one_based: None,
         symmetrize: load.symmetrize,
         progress: Some(progress.callback()),
+        working_memory: working,
     };
     let graph = ordo_graph::load(path, &opts)?;
     progress.finish();
@@ -109,11 +135,25 @@ pub(crate) fn load_file(path: &Path, load: &LoadArgs) -> anyhow::Result<Graph> {
 
 /// Generates a graph from `spec`, then applies the weight and symmetrize
 /// options (file-only options are rejected).
-pub(crate) fn generate(spec: &str, load: &LoadArgs, threads: usize) -> anyhow::Result<Graph> {
+pub(crate) fn generate(
+    spec: &str,
+    load: &LoadArgs,
+    threads: usize,
+    working: WorkingMemory,
+) -> anyhow::Result<Graph> {
     anyhow::ensure!(load.coords.is_none(), "--coords applies to --graph files, not to --gen");
     anyhow::ensure!(!load.remap, "--remap applies to --graph edge lists, not to --gen");
     anyhow::ensure!(load.format.is_none(), "--format applies to --graph files, not to --gen");
     let spec: GenSpec = spec.parse()?;
+    // Generating, then symmetrizing, reweighting and the caller's work.
+    let plan = LoadPlan {
+        symmetrize: load.symmetrize,
+        reweight: load.weights != WeightSpec::Keep,
+        working,
+        ..LoadPlan::default()
+    };
+    let need = spec.memory_needed().max(memory::load_need(&spec.shape(), &plan));
+    memory::check(need, || format!("generating {spec} and using it"))?;
     let progress = Progress::spinner(format!("generating {spec}"));
     let mut graph = spec.generate_with_threads(threads)?;
     if load.symmetrize {

@@ -16,6 +16,8 @@ mod cmd_sim;
 mod input;
 mod interrupt;
 mod output;
+// Without the `plot` feature, `ordo plot` only explains how to get plots.
+#[cfg_attr(not(feature = "plot"), path = "plot/disabled.rs")]
 mod plot;
 mod progress;
 
@@ -83,13 +85,50 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line: the error and its causes.
-            let mut msg = format!("error: {e}");
-            for cause in e.chain().skip(1) {
-                msg.push_str(&format!(": {cause}"));
-            }
-            eprintln!("{msg}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes on one line, `context: cause: cause`. A cause
+/// whose text the line already holds is skipped: an error that prints its
+/// source itself (as `std::io::Error` wrappers often do) would otherwise say
+/// everything twice.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !msg.contains(&cause) {
+            msg.push_str(": ");
+            msg.push_str(&cause);
+        }
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn causes_already_in_the_message_are_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let e = anyhow::Error::new(io).context("x.gr");
+        assert_eq!(one_line(&e), "x.gr: No such file");
+        #[derive(Debug)]
+        struct Wrapper(std::io::Error);
+        impl std::fmt::Display for Wrapper {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "y.gr: {}", self.0)
+            }
+        }
+        impl std::error::Error for Wrapper {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let e = anyhow::Error::new(Wrapper(std::io::Error::other("disk full"))).context("writing");
+        assert_eq!(one_line(&e), "writing: y.gr: disk full");
     }
 }

@@ -166,3 +166,47 @@ fn bad_specs_and_options_fail_with_one_line() {
     assert!(e.contains("no input graph"), "{e}");
     assert!(!out.exists(), "failed generation must not leave a file");
 }
+
+/// `ordo convert X X` used to truncate X while it was mapped: SIGBUS and an
+/// empty X. Now the output may not be the input (by path or link), and
+/// every output is written to a temporary file renamed over the target.
+#[test]
+fn convert_refuses_to_overwrite_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("g.ordo");
+    json(&["gen", "grid:w=20,h=20", "-o", s(&file), "--json"]);
+    let before = std::fs::read(&file).unwrap();
+    let e = fails(&["convert", s(&file), s(&file)]);
+    assert!(e.contains("output is the same file as the input"), "{e}");
+    let dotted = dir.path().join(".").join("g.ordo");
+    fails(&["convert", s(&file), s(&dotted)]);
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.ordo");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        fails(&["convert", s(&file), s(&link)]);
+        let hard = dir.path().join("hard.gr");
+        std::fs::hard_link(&file, &hard).unwrap();
+        fails(&["convert", s(&file), s(&hard), "--to", "gr"]);
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), before, "the input is untouched");
+    // A coordinate side file that would overwrite the input's coordinates.
+    let gr = dir.path().join("r.gr");
+    json(&["gen", "road:n=300", "-o", s(&gr), "--json"]);
+    let co = dir.path().join("out.co");
+    std::fs::copy(dir.path().join("r.co"), &co).unwrap();
+    let e = fails(&["convert", s(&gr), s(&dir.path().join("out.gr")), "--coords", s(&co)]);
+    assert!(e.contains("out.co: output is the same file as the input"), "{e}");
+    assert!(!dir.path().join("out.gr").exists(), "nothing written");
+    // Overwriting another existing file works, and leaves no temporary file.
+    let out = dir.path().join("copy.ordo");
+    std::fs::write(&out, "old").unwrap();
+    json(&["convert", s(&file), s(&out), "--json"]);
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -130,11 +130,8 @@ fn unweighted_input_weighs_one_per_edge() {
 
 #[test]
 fn luxembourg_has_its_checked_mst_weight() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/luxembourg.osm.graph");
-    if !p.exists() {
-        eprintln!("skipping: {} not found (../shared/data absent)", p.display());
-        return;
-    }
+    let test = "luxembourg_has_its_checked_mst_weight";
+    let Some(p) = ordo_graph::datasets::find("road/luxembourg.osm.graph", test) else { return };
     let v = run_mst(&[
         "--graph",
         p.to_str().unwrap(),

@@ -3,6 +3,8 @@
 //! geometric mean, failed runs are skipped with a warning, and a missing or
 //! empty directory is a one-line error naming it.
 
+#![cfg(feature = "plot")]
+
 use std::fmt::Write as _;
 use std::path::Path;
 

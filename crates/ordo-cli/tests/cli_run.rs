@@ -1,6 +1,6 @@
 //! `ordo run` end to end: JSON output, `--out` files, verification, errors.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -19,14 +19,8 @@ fn run_json(args: &[&str]) -> Value {
     serde_json::from_str(stdout.trim()).unwrap()
 }
 
-fn rome99() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/road/rome99.gr");
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found (../shared/data absent)", p.display());
-        None
-    }
+fn rome99(test: &str) -> Option<PathBuf> {
+    ordo_graph::datasets::find("road/rome99.gr", test)
 }
 
 const SMALL: &str = "grid:w=40,h=30,seed=3";
@@ -137,7 +131,7 @@ fn out_file_marks_unreachable_vertices_inf() {
 
 #[test]
 fn rome99_from_file_matches_published_checksums() {
-    let Some(rome) = rome99() else { return };
+    let Some(rome) = rome99("rome99_from_file_matches_published_checksums") else { return };
     let v = run_json(&[
         "sssp",
         "--graph",
@@ -197,7 +191,7 @@ fn text_report_names_the_measures() {
 #[test]
 fn flags_that_do_not_apply_are_one_line_errors() {
     for (args, want) in [
-        (&["sssp", "--alpha", "0.9"][..], "--alpha does not apply to sssp (it applies to pr, pr-d)"),
+        (&["sssp", "--alpha", "0.9"][..], "--alpha does not apply to sssp (it applies to pr, pr-d, pr-pull)"),
         (&["bfs", "--target", "3"][..], "--target does not apply to bfs (it applies to astar)"),
         (&["pr", "--classify"][..], "--classify does not apply to pr (it applies to sssp, bfs, astar)"),
         (&["mst", "--source", "1"][..], "--source does not apply to mst (it applies to sssp, bfs, astar)"),
@@ -220,6 +214,7 @@ fn help_lists_applications_and_where_flags_apply() {
     for app in ordo_algos::app::APPS {
         assert!(help.contains(app.name), "help lacks {}: {help}", app.name);
     }
-    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d]"), "{help}");
+    assert!(help.contains("--alpha <ALPHA>") && help.contains("[pr, pr-d, pr-pull]"), "{help}");
+    assert!(help.contains("--loop <LOOP>") && help.contains("[pr-pull, tc, bc, loop-micro]"), "{help}");
     assert!(help.contains("--sched <SPEC>"), "{help}");
 }

@@ -45,14 +45,15 @@
 //! while a graph loaded from it is alive.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::csr::{CoordSystem, Coordinates, Graph};
-use crate::error::{GraphError, Result};
+use crate::error::{open_input, GraphError, Result};
+use crate::memory::{self, GraphShape};
 use crate::part::GraphPart;
 use crate::storage::{Buf, Plain};
 
@@ -276,10 +277,33 @@ fn parse_header_of(path: &Path, bytes: &[u8], file_len: u64) -> Result<(Header, 
     Ok((header, layout))
 }
 
+/// The shape and the file length announced by the `.ordo` header at the
+/// start of `prefix` (at least [`HEADER_LEN`] bytes with the magic; the
+/// checksums are not verified). Used to check memory before mapping or
+/// decoding a file, and to bound the inflation of a compressed one.
+pub(crate) fn announced(prefix: &[u8]) -> Option<(GraphShape, u64)> {
+    if prefix.len() < HEADER_LEN || !has_magic(prefix) {
+        return None;
+    }
+    let flags = read_u32(prefix, AT_FLAGS);
+    let header = Header {
+        version: read_u32(prefix, AT_VERSION),
+        weighted: flags & FLAG_WEIGHTED != 0,
+        coords: (flags & FLAG_COORDS != 0).then_some(CoordSystem::Planar),
+        n: read_u64(prefix, AT_N),
+        m: read_u64(prefix, AT_M),
+        payload_checksum: 0,
+    };
+    let layout = Layout::of(&header)?;
+    let shape =
+        GraphShape { n: header.n, m: header.m, weighted: header.weighted, coords: header.coords.is_some() };
+    Some((shape, layout.end as u64))
+}
+
 /// Reads only the header of a `.ordo` file (cheap: no array is touched) and
 /// checks it against the file's size.
 pub fn read_header(path: &Path) -> Result<Header> {
-    let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
+    let (file, _) = open_input(path, "an .ordo graph file")?;
     read_header_of(path, &file).map(|(h, _)| h)
 }
 
@@ -333,7 +357,7 @@ pub enum PartCheck {
 /// # Errors
 /// As [`load`] for the header and size; a range beyond `n`; an I/O error.
 pub fn read_part(path: &Path, range: std::ops::Range<u32>, check: PartCheck) -> Result<GraphPart> {
-    let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
+    let (file, _) = open_input(path, "an .ordo graph file")?;
     let (header, layout) = read_header_of(path, &file)?;
     let (n, m) = (header.n, header.m);
     if u64::from(range.end) > n || range.start > range.end {
@@ -542,11 +566,13 @@ pub fn load(path: &Path) -> Result<Graph> {
 
 /// Loads a `.ordo` file zero-copy through `mmap` with the chosen checks.
 pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
-    let file = File::open(path).map_err(|e| GraphError::io(path, e))?;
-    let len = file.metadata().map_err(|e| GraphError::io(path, e))?.len();
+    let (file, len) = open_input(path, "an .ordo graph file")?;
     if len == 0 {
         return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
     }
+    // The map is populated up front: the whole file must fit in memory.
+    memory::check(len, || format!("mapping the {} bytes of {}", len, path.display()))
+        .map_err(|e| GraphError::binary(path, 0, e.to_string()))?;
     if cfg!(target_endian = "big") {
         let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
         return from_bytes_checked(path, &bytes, check);
@@ -689,10 +715,11 @@ pub fn write_to<W: Write>(g: &Graph, mut out: W) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes `g` to `path` in the `.ordo` format.
+/// Writes `g` to `path` in the `.ordo` format, atomically: readers of the
+/// old file (which may have it mapped) keep the old content, and a failed
+/// write leaves the old file in place (see [`crate::output`]).
 pub fn write(g: &Graph, path: &Path) -> Result<()> {
-    let file = File::create(path).map_err(|e| GraphError::io(path, e))?;
-    write_to(g, BufWriter::with_capacity(1 << 20, file)).map_err(|e| GraphError::io(path, e))
+    crate::output::write_atomically(path, |out| write_to(g, out))
 }
 
 /// The `.ordo` image of `g` as bytes.

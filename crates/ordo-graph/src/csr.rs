@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use crate::error::{GraphError, Result};
+use crate::memory::try_filled;
 use crate::storage::Buf;
 
 /// A vertex id: dense, 0-based.
@@ -336,7 +337,7 @@ impl EdgeList {
         let m = src.len();
         // offsets[u + 1] = out-degree of u, then the exclusive prefix sum in
         // offsets[0..n] (offsets[u] = first slot of u).
-        let mut offsets = vec![0u64; n + 1];
+        let mut offsets = try_filled(0u64, n + 1, "the edge offsets")?;
         for &u in &src {
             if u as usize >= n {
                 return Err(GraphError::Invalid(format!("edge source {u} out of range 0..{n}")));
@@ -393,17 +394,22 @@ impl EdgeList {
     ) -> Result<Graph> {
         let n = offsets.len() - 1;
         let m = src.len();
-        let mut cursor: Vec<u64> = offsets[..n].to_vec();
-        let mut targets = vec![0u32; m];
+        let mut cursor = try_filled(0u64, n, "the scatter cursors")?;
+        cursor.copy_from_slice(&offsets[..n]);
+        let mut targets = try_filled(0u32, m, "the edge targets")?;
         for (&u, &v) in src.iter().zip(&dst) {
             let slot = &mut cursor[u as usize];
             targets[*slot as usize] = v;
             *slot += 1;
         }
         drop(dst);
+        let mut weight_slots = match &weights {
+            Some(_) => Some(try_filled(0u32, m, "the edge weights")?),
+            None => None,
+        };
         let weights = weights.map(|w| {
             cursor.copy_from_slice(&offsets[..n]);
-            let mut out = vec![0u32; m];
+            let mut out = weight_slots.take().expect("allocated above");
             for (&u, &wt) in src.iter().zip(&w) {
                 let slot = &mut cursor[u as usize];
                 out[*slot as usize] = wt;

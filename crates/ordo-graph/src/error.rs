@@ -7,6 +7,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::memory::MemoryError;
+
 /// An error from reading, validating, building or writing a graph.
 #[derive(Debug, thiserror::Error)]
 pub enum GraphError {
@@ -39,15 +41,20 @@ pub enum GraphError {
         /// What is wrong.
         msg: String,
     },
-    /// The operating system failed to read or write a file.
-    #[error("{}: {source}", path.display())]
+    /// The operating system failed to read or write a file. The message
+    /// includes the operating system's reason, so the `io::Error` is not
+    /// also returned by [`std::error::Error::source`] (a chain printer would
+    /// show it twice); [`GraphError::io_error`] gives access to it.
+    #[error("{}: {}", path.display(), describe_io(error))]
     Io {
         /// The file being accessed.
         path: PathBuf,
         /// The underlying error.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
+    /// Not enough memory for what an input asks (see [`crate::memory`]).
+    #[error("{0}")]
+    Memory(MemoryError),
     /// A graph built in memory violates an invariant of the CSR format.
     #[error("invalid graph: {0}")]
     Invalid(String),
@@ -70,10 +77,46 @@ impl GraphError {
     }
 
     /// An I/O error on `path`.
-    pub fn io(path: &Path, source: io::Error) -> Self {
-        GraphError::Io { path: path.to_path_buf(), source }
+    pub fn io(path: &Path, error: io::Error) -> Self {
+        GraphError::Io { path: path.to_path_buf(), error }
     }
+
+    /// The operating system's error, for an [`GraphError::Io`].
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            GraphError::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// The reason of an I/O error as one short phrase: the operating system's
+/// message (`No such file or directory (os error 2)`), except for the
+/// errors a directory given as a file causes, which are named as such.
+fn describe_io(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::IsADirectory => "is a directory, expected a file".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// Opens `path` for reading and returns it with its length, refusing a
+/// directory with "is a directory, expected `what`" (mapping a directory
+/// would fail with the baffling "No such device").
+pub(crate) fn open_input(path: &Path, what: &str) -> Result<(std::fs::File, u64)> {
+    let file = std::fs::File::open(path).map_err(|e| GraphError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| GraphError::io(path, e))?;
+    if meta.is_dir() {
+        return Err(GraphError::file(path, format!("is a directory, expected {what}")));
+    }
+    Ok((file, meta.len()))
 }
 
 /// Result type of this crate.
 pub type Result<T, E = GraphError> = std::result::Result<T, E>;
+
+impl From<MemoryError> for GraphError {
+    fn from(e: MemoryError) -> Self {
+        GraphError::Memory(e)
+    }
+}

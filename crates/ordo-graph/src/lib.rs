@@ -8,14 +8,18 @@
 
 pub mod binary;
 pub mod csr;
+pub mod datasets;
 pub mod error;
 pub mod gen;
 pub mod load;
+pub mod memory;
+pub mod output;
 pub mod part;
 mod read;
 pub mod stats;
 pub mod storage;
 pub mod transform;
+mod union_find;
 pub mod weights;
 pub mod write;
 
@@ -24,3 +28,4 @@ pub use error::{GraphError, Result};
 pub use load::{load, load_bytes, Format, LoadOptions, WeightSpec};
 pub use part::{BlockPartition, GraphPart};
 pub use storage::Buf;
+pub use union_find::UnionFind;

@@ -6,7 +6,8 @@
 //! each adjacency list where stated), keeps edge weights with their edges and
 //! carries the coordinates along (relabelled where vertices move).
 
-use crate::csr::{Coordinates, Graph, VertexId, Weight};
+use crate::csr::{Coordinates, EdgeList, Graph, VertexId, Weight};
+use crate::union_find::UnionFind;
 
 /// Prefix sums of `counts` into `n + 1` offsets.
 fn offsets_from_counts(counts: &[u64]) -> Vec<u64> {
@@ -188,6 +189,28 @@ pub fn symmetrize_simple(g: &Graph) -> Graph {
     dedup_edges(&drop_self_loops(&symmetrize(g)))
 }
 
+/// Adds the reverse of every non-loop edge, builds the CSR, then sorts each
+/// adjacency list and drops parallel edges, keeping the least weight
+/// ([`crate::transform::dedup_edges`]). Reversing at the edge-list level
+/// builds the CSR once instead of twice.
+pub(crate) fn symmetrize_edge_list(mut el: EdgeList) -> crate::Result<Graph> {
+    let m = el.len();
+    let loops = el.src.iter().zip(&el.dst).filter(|(u, v)| u == v).count();
+    el.src.reserve_exact(m - loops);
+    el.dst.reserve_exact(m - loops);
+    if let Some(w) = &mut el.weights {
+        w.reserve_exact(m - loops);
+    }
+    for i in 0..m {
+        let (u, v) = (el.src[i], el.dst[i]);
+        if u != v {
+            let w = el.weights.as_ref().map_or(0, |w| w[i]);
+            el.push(v, u, w);
+        }
+    }
+    Ok(dedup_edges(&el.into_graph()?))
+}
+
 /// Relabels the vertices: vertex `v` becomes `new_id[v]`, which must be a
 /// permutation of `0..n` (checked; an error names the first bad entry). Each
 /// adjacency list keeps its order; coordinates move with their vertices.
@@ -266,54 +289,11 @@ pub fn induced_subgraph(g: &Graph, keep: &[bool]) -> (Graph, Vec<VertexId>) {
     (assemble(offsets, targets, weights, coords), old_ids)
 }
 
-/// Disjoint sets over `0..n` with path halving and union by size.
-pub(crate) struct DisjointSets {
-    parent: Vec<VertexId>,
-    size: Vec<u32>,
-}
-
-impl DisjointSets {
-    /// `n` singleton sets.
-    pub(crate) fn new(n: usize) -> Self {
-        DisjointSets { parent: (0..n as VertexId).collect(), size: vec![1; n] }
-    }
-
-    /// The representative of `v`'s set.
-    pub(crate) fn find(&mut self, mut v: VertexId) -> VertexId {
-        while self.parent[v as usize] != v {
-            let grand = self.parent[self.parent[v as usize] as usize];
-            self.parent[v as usize] = grand;
-            v = grand;
-        }
-        v
-    }
-
-    /// Merges the sets of `a` and `b`; false if they were already one set.
-    pub(crate) fn union(&mut self, a: VertexId, b: VertexId) -> bool {
-        let (mut a, mut b) = (self.find(a), self.find(b));
-        if a == b {
-            return false;
-        }
-        if self.size[a as usize] < self.size[b as usize] {
-            std::mem::swap(&mut a, &mut b);
-        }
-        self.parent[b as usize] = a;
-        self.size[a as usize] += self.size[b as usize];
-        true
-    }
-
-    /// Size of `v`'s set.
-    pub(crate) fn set_size(&mut self, v: VertexId) -> u32 {
-        let r = self.find(v);
-        self.size[r as usize]
-    }
-}
-
 /// Weakly connected component label of every vertex: the smallest vertex id
 /// in its component.
 pub fn weak_component_labels(g: &Graph) -> Vec<VertexId> {
     let n = g.num_vertices();
-    let mut sets = DisjointSets::new(n);
+    let mut sets = UnionFind::new(n);
     for (u, v, _) in g.edges() {
         sets.union(u, v);
     }
@@ -373,13 +353,15 @@ mod tests {
     }
 
     #[test]
-    fn disjoint_sets_merge() {
-        let mut d = DisjointSets::new(5);
-        assert!(d.union(0, 1));
-        assert!(d.union(3, 4));
-        assert!(!d.union(1, 0));
-        assert!(d.union(1, 4));
-        assert_eq!(d.set_size(3), 4);
-        assert_eq!(d.set_size(2), 1);
+    fn symmetrize_edge_list_adds_reverse_and_drops_parallel_edges() {
+        let mut el = EdgeList::new(3, true);
+        for (u, v, w) in [(0, 1, 5), (1, 0, 3), (1, 2, 7), (2, 2, 1)] {
+            el.push(u, v, w);
+        }
+        let g = symmetrize_edge_list(el).unwrap();
+        assert_eq!(
+            g.edges().collect::<Vec<_>>(),
+            vec![(0, 1, 3), (1, 0, 3), (1, 2, 7), (2, 1, 7), (2, 2, 1)]
+        );
     }
 }

@@ -9,12 +9,92 @@
 //! symmetrized before or after. Uniform weights: a `Xoshiro256PlusPlus`
 //! seeded from `seed` mixed with the pair draws one value in `lo..=hi`.
 
-use rand::{RngExt, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
 use crate::csr::{CoordSystem, Coordinates, Graph, VertexId, Weight};
 use crate::error::{GraphError, Result};
-use crate::load::WeightSpec;
+use crate::memory::{try_filled, try_reserve_exact};
+
+/// How to weight the edges of a loaded graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WeightSpec {
+    /// Keep the file's weights; an unweighted file gives an unweighted graph.
+    #[default]
+    Keep,
+    /// Every edge weighs 1 (replaces existing weights).
+    Unit,
+    /// Seeded uniform random weights in `lo..=hi` (replaces existing
+    /// weights), the same for both directions of an edge; see
+    /// [`crate::weights::uniform_pair_weight`].
+    Uniform {
+        /// Smallest weight.
+        lo: Weight,
+        /// Largest weight (inclusive).
+        hi: Weight,
+        /// Random seed.
+        seed: u64,
+    },
+    /// `max(1, round(length))` of the edge from the vertex coordinates
+    /// (Euclidean for planar coordinates, great-circle metres for DIMACS
+    /// longitude/latitude); replaces existing weights.
+    Euclidean,
+    /// Like [`WeightSpec::Euclidean`] but `max(1, ceil(length))`, the
+    /// convention of the DIMACS-10 road graphs' checked facts.
+    EuclideanCeil,
+}
+
+impl FromStr for WeightSpec {
+    type Err = String;
+
+    /// Parses `keep`, `unit`, `uniform:LO..HI[:seed=S]` (seed 1 by default),
+    /// `euclid` (or `euclidean`) and `euclid-ceil`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let bad = || {
+            format!(
+                "bad weight spec '{s}' (expected keep, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil)"
+            )
+        };
+        match s {
+            "keep" => return Ok(WeightSpec::Keep),
+            "unit" => return Ok(WeightSpec::Unit),
+            "euclid" | "euclidean" => return Ok(WeightSpec::Euclidean),
+            "euclid-ceil" | "euclidean-ceil" => return Ok(WeightSpec::EuclideanCeil),
+            _ => {}
+        }
+        let rest = s.strip_prefix("uniform:").ok_or_else(bad)?;
+        let mut parts = rest.split(':');
+        let range = parts.next().ok_or_else(bad)?;
+        let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
+        let hi = hi.strip_prefix('=').unwrap_or(hi);
+        let lo: Weight = lo.parse().map_err(|_| bad())?;
+        let hi: Weight = hi.parse().map_err(|_| bad())?;
+        if lo > hi {
+            return Err(format!("bad weight spec '{s}': {lo} > {hi}"));
+        }
+        let mut seed = 1u64;
+        for p in parts {
+            let v = p.strip_prefix("seed=").ok_or_else(bad)?;
+            seed = v.parse().map_err(|_| bad())?;
+        }
+        Ok(WeightSpec::Uniform { lo, hi, seed })
+    }
+}
+
+impl fmt::Display for WeightSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WeightSpec::Keep => f.write_str("keep"),
+            WeightSpec::Unit => f.write_str("unit"),
+            WeightSpec::Uniform { lo, hi, seed } => write!(f, "uniform:{lo}..{hi}:seed={seed}"),
+            WeightSpec::Euclidean => f.write_str("euclid"),
+            WeightSpec::EuclideanCeil => f.write_str("euclid-ceil"),
+        }
+    }
+}
 
 /// Mean Earth radius in metres (IUGG), for great-circle lengths.
 pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
@@ -27,12 +107,12 @@ pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
 pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
     let weights: Vec<Weight> = match *spec {
         WeightSpec::Keep => return Ok(()),
-        WeightSpec::Unit => vec![1; graph.num_edges()],
+        WeightSpec::Unit => try_filled(1, graph.num_edges(), "unit weights")?,
         WeightSpec::Uniform { lo, hi, seed } => {
             if lo > hi {
                 return Err(GraphError::Invalid(format!("uniform weights need lo <= hi, got {lo}..{hi}")));
             }
-            per_edge(graph, |u, v| uniform_pair_weight(seed, lo, hi, u, v))
+            per_edge(graph, |u, v| uniform_pair_weight(seed, lo, hi, u, v))?
         }
         WeightSpec::Euclidean | WeightSpec::EuclideanCeil => {
             let Some(coords) = graph.coords() else {
@@ -42,21 +122,22 @@ pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
             };
             let rounding =
                 if matches!(spec, WeightSpec::EuclideanCeil) { Rounding::Ceil } else { Rounding::Nearest };
-            per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))
+            per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))?
         }
     };
     graph.set_weights(weights)
 }
 
 /// One weight per edge in CSR order from `f(source, target)`.
-fn per_edge(graph: &Graph, mut f: impl FnMut(VertexId, VertexId) -> Weight) -> Vec<Weight> {
-    let mut out = Vec::with_capacity(graph.num_edges());
+fn per_edge(graph: &Graph, mut f: impl FnMut(VertexId, VertexId) -> Weight) -> Result<Vec<Weight>> {
+    let mut out = Vec::new();
+    try_reserve_exact(&mut out, graph.num_edges(), "the new edge weights")?;
     for u in 0..graph.num_vertices() as VertexId {
         for &v in graph.neighbors(u) {
             out.push(f(u, v));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The uniform random weight in `lo..=hi` of the edge `{u, v}` for `seed`
@@ -67,12 +148,11 @@ pub fn uniform_pair_weight(seed: u64, lo: Weight, hi: Weight, u: VertexId, v: Ve
     Xoshiro256PlusPlus::seed_from_u64(key).random_range(lo..=hi)
 }
 
-/// SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective mixer.
-fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014) as a bijective mixer of `x`: the first output of
+/// the generator seeded with `x` (`rand_xoshiro`'s implementation).
+pub(crate) fn splitmix64(x: u64) -> u64 {
+    SplitMix64::seed_from_u64(x).next_u64()
 }
 
 /// How a length becomes an integer weight.
@@ -177,5 +257,55 @@ mod tests {
         // Paris (2.3522E, 48.8566N) to London (0.1276W, 51.5072N): about 343.5 km.
         let d = haversine_m(2.3522e6, 48.8566e6, -0.1276e6, 51.5072e6);
         assert!((d - 343_500.0).abs() < 1_500.0, "{d}");
+    }
+
+    #[test]
+    fn parses_weight_specs() {
+        assert_eq!("keep".parse(), Ok(WeightSpec::Keep));
+        assert_eq!("unit".parse(), Ok(WeightSpec::Unit));
+        assert_eq!("euclid".parse(), Ok(WeightSpec::Euclidean));
+        assert_eq!("euclid-ceil".parse(), Ok(WeightSpec::EuclideanCeil));
+        assert_eq!("uniform:1..100000".parse(), Ok(WeightSpec::Uniform { lo: 1, hi: 100000, seed: 1 }));
+        assert_eq!("uniform:1..=9:seed=42".parse(), Ok(WeightSpec::Uniform { lo: 1, hi: 9, seed: 42 }));
+        for bad in ["uniform:9..1", "uniform:1-2", "uniform:1..2:s=1", "heavy"] {
+            assert!(bad.parse::<WeightSpec>().is_err(), "{bad}");
+        }
+        for spec in
+            [WeightSpec::Keep, WeightSpec::Uniform { lo: 3, hi: 4, seed: 5 }, WeightSpec::EuclideanCeil]
+        {
+            assert_eq!(spec.to_string().parse(), Ok(spec));
+        }
+    }
+
+    /// SplitMix64's output function as published (Steele, Lea, Flood 2014,
+    /// and Vigna's `splitmix64.c`), written out to check the library's.
+    fn splitmix64_reference(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn weights_are_bit_identical_to_the_published_mixer() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            assert_eq!(splitmix64(x), splitmix64_reference(x));
+        }
+        for z in [0, 1, u64::MAX] {
+            assert_eq!(splitmix64(z), splitmix64_reference(z));
+        }
+        // Weights computed before the mixer came from rand_xoshiro: files
+        // and results made with `--weights uniform:...` stay reproducible.
+        let cases = [
+            (1u64, 1u32, 100_000u32, 0u32, 1u32),
+            (7, 10, 20, 5, 3),
+            (42, 0, u32::MAX, 123_456, 654_321),
+            (0, 1, 255, 0, 0),
+        ];
+        let weights: Vec<u32> =
+            cases.iter().map(|&(s, lo, hi, u, v)| uniform_pair_weight(s, lo, hi, u, v)).collect();
+        assert_eq!(weights, [77_557, 12, 2_273_701_511, 63]);
     }
 }

@@ -1,27 +1,18 @@
-//! The readers on the real graphs of `../shared/data` (see its README.md):
+//! The readers on the public real graphs of `docs/data.md`:
 //! counts, and the README's checked facts recomputed with small independent
 //! algorithms written here (Dijkstra, BFS, triangle counting, Kosaraju SCC);
 //! and exact round trips of the real graphs through every text writer.
-//! Each test skips with a one-line message when the data is absent.
+//! Each test skips with one visible line when its file is absent
+//! (`ordo_graph::datasets::find`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use ordo_graph::datasets::find;
 use ordo_graph::load::{detect_format, load, Format, LoadOptions, WeightSpec};
 use ordo_graph::write::save;
 use ordo_graph::{CoordSystem, Graph, VertexId};
-
-/// The shared data file `rel`, or `None` (after printing why) when absent.
-fn data(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(rel);
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
 
 fn opts() -> LoadOptions {
     LoadOptions::default()
@@ -221,7 +212,7 @@ fn assert_round_trips(g: &Graph, name: &str) {
 
 #[test]
 fn rome99_matches_the_checked_sssp_facts() {
-    let Some(p) = data("road/rome99.gr") else { return };
+    let Some(p) = find("road/rome99.gr", "rome99_matches_the_checked_sssp_facts") else { return };
     let g = load(&p, &opts()).unwrap();
     assert_eq!((g.num_vertices(), g.num_edges()), (3353, 8870));
     assert!(g.is_weighted());
@@ -231,7 +222,11 @@ fn rome99_matches_the_checked_sssp_facts() {
 
 #[test]
 fn luxembourg_matches_the_checked_facts_with_ceil_euclidean_weights() {
-    let Some(p) = data("road/luxembourg.osm.graph") else { return };
+    let Some(p) =
+        find("road/luxembourg.osm.graph", "luxembourg_matches_the_checked_facts_with_ceil_euclidean_weights")
+    else {
+        return;
+    };
     let g = load(&p, &LoadOptions { weights: WeightSpec::EuclideanCeil, ..opts() }).unwrap();
     assert_eq!((g.num_vertices(), g.num_edges()), (114_599, 2 * 119_666));
     assert_eq!(g.coords().map(|c| c.system), Some(CoordSystem::Planar));
@@ -246,7 +241,11 @@ fn luxembourg_matches_the_checked_facts_with_ceil_euclidean_weights() {
 
 #[test]
 fn andorra_weights_agree_with_great_circle_lengths_of_its_coordinates() {
-    let Some(p) = data("road/andorra.gr") else { return };
+    let Some(p) =
+        find("road/andorra.gr", "andorra_weights_agree_with_great_circle_lengths_of_its_coordinates")
+    else {
+        return;
+    };
     let g = load(&p, &opts()).unwrap();
     assert_eq!((g.num_vertices(), g.num_edges()), (16_574, 31_941));
     let c = g.coords().expect("sibling andorra.co is read");
@@ -270,7 +269,9 @@ fn andorra_weights_agree_with_great_circle_lengths_of_its_coordinates() {
 
 #[test]
 fn florida_edge_list_gz_symmetrized_with_uniform_weights() {
-    let Some(p) = data("road/FLA.edges.gz") else { return };
+    let Some(p) = find("road/FLA.edges.gz", "florida_edge_list_gz_symmetrized_with_uniform_weights") else {
+        return;
+    };
     let raw = load(&p, &opts()).unwrap();
     assert_eq!((raw.num_vertices(), raw.num_edges()), (1_070_376, 1_343_951));
     let spec = WeightSpec::Uniform { lo: 1, hi: 100_000, seed: 1 };
@@ -295,7 +296,9 @@ fn florida_edge_list_gz_symmetrized_with_uniform_weights() {
 
 #[test]
 fn slashdot_snap_counts_loops_and_triangles() {
-    let Some(p) = data("social/soc-Slashdot0902.txt.gz") else { return };
+    let Some(p) = find("social/soc-Slashdot0902.txt.gz", "slashdot_snap_counts_loops_and_triangles") else {
+        return;
+    };
     let bytes = std::fs::read(&p).unwrap();
     let mut text = Vec::new();
     std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut text).unwrap();
@@ -309,7 +312,7 @@ fn slashdot_snap_counts_loops_and_triangles() {
 
 #[test]
 fn ca_grqc_remapped_counts_and_triangles() {
-    let Some(p) = data("social/CA-GrQc.txt") else { return };
+    let Some(p) = find("social/CA-GrQc.txt", "ca_grqc_remapped_counts_and_triangles") else { return };
     let g = load(&p, &LoadOptions { remap_ids: true, ..opts() }).unwrap();
     // The file has 28,980 lines (both directions of most edges); the
     // README's 14,496 is SNAP's count of undirected edges, which the
@@ -324,7 +327,7 @@ fn ca_grqc_remapped_counts_and_triangles() {
 
 #[test]
 fn cnr_2000_counts_loops_and_strong_components() {
-    let Some(p) = data("web/cnr-2000.txt.gz") else { return };
+    let Some(p) = find("web/cnr-2000.txt.gz", "cnr_2000_counts_loops_and_strong_components") else { return };
     let g = load(&p, &opts()).unwrap();
     assert_eq!((g.num_vertices(), g.num_edges()), (325_557, 3_216_152));
     assert_eq!(self_loops(&g), 87_442);
@@ -333,7 +336,7 @@ fn cnr_2000_counts_loops_and_strong_components() {
 
 #[test]
 fn four_elt_mesh_metis_header() {
-    let Some(p) = data("mesh/4elt.graph") else { return };
+    let Some(p) = find("mesh/4elt.graph", "four_elt_mesh_metis_header") else { return };
     let g = load(&p, &opts()).unwrap();
     assert_eq!((g.num_vertices(), g.num_edges()), (7_434, 2 * 43_031));
     assert_eq!(bfs(&g, 0).0, 7_434);

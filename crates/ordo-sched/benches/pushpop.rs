@@ -30,6 +30,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use rand_xoshiro::SplitMix64;
 
 /// Tasks pushed (and popped) by one `batch` iteration, over all threads.
 const BATCH_TASKS: usize = 1 << 16;
@@ -60,10 +62,11 @@ impl Stream {
 
     /// `n` priorities of this stream; `seed` separates the threads' streams.
     fn priorities(self, n: usize, seed: u64) -> Vec<Prio> {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D;
+        let mut rng =
+            SplitMix64::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D);
         (0..n as u64)
             .map(|i| {
-                let r = splitmix64(&mut state);
+                let r = rng.next_u64();
                 match self {
                     Stream::Uniform => r >> 44,
                     Stream::Road => i / 8 + (r >> 58),
@@ -71,15 +74,6 @@ impl Stream {
             })
             .collect()
     }
-}
-
-/// The SplitMix64 generator step: a fixed, dependency-free random stream.
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Pops through `handle` until `popped` (shared by all threads) reaches

@@ -12,7 +12,7 @@
 use std::marker::PhantomData;
 
 use crate::bag::{Bag, ChunkOrder};
-use crate::chunk::{Chunk, ChunkPool, DEFAULT_CHUNK, MAX_CHUNK};
+use crate::chunk::{Chunk, ChunkPool, DEFAULT_CHUNK};
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::topology::Topology;
 use crate::{Handle, Prio, PrivateTasks, Scheduler};
@@ -30,18 +30,9 @@ impl Default for ChunkedConfig {
     }
 }
 
-/// Reads the `chunk` parameter, checking its range.
-pub(crate) fn take_chunk(p: &mut Params, scheduler: &str) -> Result<usize, SpecError> {
-    let chunk = p.take_usize("chunk", DEFAULT_CHUNK)?;
-    if !(1..=MAX_CHUNK).contains(&chunk) {
-        return Err(SpecError(format!("{scheduler}: `chunk={chunk}`: expected 1 to {MAX_CHUNK}")));
-    }
-    Ok(chunk)
-}
-
 impl SchedConfig for ChunkedConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
-        Ok(ChunkedConfig { chunk: take_chunk(p, "fifo/lifo")? })
+        Ok(ChunkedConfig { chunk: p.take_chunk()? })
     }
 
     fn to_params(&self) -> String {

@@ -37,7 +37,7 @@ pub mod smq;
 pub mod spec;
 pub mod spraylist;
 pub mod strict;
-pub mod sync;
+pub(crate) mod sync;
 pub mod topology;
 
 #[cfg(test)]

@@ -103,33 +103,17 @@ impl Default for MqConfig {
     }
 }
 
-/// Reads an integer parameter that must lie in `lo..=hi`.
-pub(crate) fn take_in_range(
-    p: &mut Params,
-    scheduler: &str,
-    key: &'static str,
-    default: u64,
-    lo: u64,
-    hi: u64,
-) -> Result<u64, SpecError> {
-    let v = p.take_u64(key, default)?;
-    if !(lo..=hi).contains(&v) {
-        return Err(SpecError(format!("{scheduler}: `{key}={v}`: expected {lo} to {hi}")));
-    }
-    Ok(v)
-}
-
 impl SchedConfig for MqConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
         let d = MqConfig::default();
         let batch = MAX_BATCH as u64;
         Ok(MqConfig {
-            c: take_in_range(p, "mq", "c", d.c as u64, 1, 1024)? as usize,
-            arity: take_in_range(p, "mq", "d", d.arity as u64, 2, MAX_ARITY as u64)? as usize,
-            insert_batch: take_in_range(p, "mq", "insert_batch", 1, 1, batch)? as usize,
-            delete_batch: take_in_range(p, "mq", "delete_batch", 1, 1, batch)? as usize,
-            insert_stickiness: take_in_range(p, "mq", "insert_stickiness", 1, 1, u64::MAX)?,
-            delete_stickiness: take_in_range(p, "mq", "delete_stickiness", 1, 1, u64::MAX)?,
+            c: p.take_in_range("c", d.c as u64, 1, 1024)? as usize,
+            arity: p.take_in_range("d", d.arity as u64, 2, MAX_ARITY as u64)? as usize,
+            insert_batch: p.take_in_range("insert_batch", 1, 1, batch)? as usize,
+            delete_batch: p.take_in_range("delete_batch", 1, 1, batch)? as usize,
+            insert_stickiness: p.take_in_range("insert_stickiness", 1, 1, u64::MAX)?,
+            delete_stickiness: p.take_in_range("delete_stickiness", 1, 1, u64::MAX)?,
             numa_k: p.take_u64("numa_k", 0)?,
             seed: p.take_u64("seed", d.seed)?,
         })

@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 use crossbeam_utils::CachePadded;
 
 use crate::dary_heap::MAX_ARITY;
-use crate::mq::{take_in_range, LockedQueue, EMPTY_TOP};
+use crate::mq::{LockedQueue, EMPTY_TOP};
 use crate::rng::FastRng;
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::{Handle, Prio, Scheduler};
@@ -45,7 +45,7 @@ impl SchedConfig for ReldConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
         let d = ReldConfig::default();
         Ok(ReldConfig {
-            arity: take_in_range(p, "reld", "d", d.arity as u64, 2, MAX_ARITY as u64)? as usize,
+            arity: p.take_in_range("d", d.arity as u64, 2, MAX_ARITY as u64)? as usize,
             seed: p.take_u64("seed", d.seed)?,
         })
     }

@@ -119,6 +119,30 @@ impl Params {
         }
     }
 
+    /// An unsigned integer parameter that must lie in `lo..=hi`, `default`
+    /// when absent.
+    pub fn take_in_range(
+        &mut self,
+        key: &'static str,
+        default: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Result<u64, SpecError> {
+        let v = self.take_u64(key, default)?;
+        if !(lo..=hi).contains(&v) {
+            return Err(SpecError(format!("{}: `{key}={v}`: expected {lo} to {hi}", self.scheduler)));
+        }
+        Ok(v)
+    }
+
+    /// The `chunk` parameter of the chunked schedulers (tasks per chunk,
+    /// `1..=`[`MAX_CHUNK`](crate::chunk::MAX_CHUNK), default
+    /// [`DEFAULT_CHUNK`](crate::chunk::DEFAULT_CHUNK)).
+    pub fn take_chunk(&mut self) -> Result<usize, SpecError> {
+        let (default, max) = (crate::chunk::DEFAULT_CHUNK as u64, crate::chunk::MAX_CHUNK as u64);
+        self.take_in_range("chunk", default, 1, max).map(|c| c as usize)
+    }
+
     /// Rejects parameters no `take_*` call asked for.
     pub fn finish(self) -> Result<(), SpecError> {
         if let Some(k) = self.values.keys().next() {

@@ -1,14 +1,23 @@
-//! The machine's socket layout as the schedulers see it: which socket (NUMA
-//! package) each worker thread runs on, so that per-socket queues (obim's
-//! bags, PMOD paper §2.2) keep chunks close to the threads that made them.
+//! The machine's socket and core layout as the runtimes see it: which socket
+//! (NUMA package) and which core each worker thread runs on, so that
+//! per-socket queues (obim's bags, PMOD paper §2.2) keep chunks close to the
+//! threads that made them, and so that parallel loops can stripe and combine
+//! work per core or per socket (Callisto-RTS, ordo-loops).
 //!
 //! Threads are mapped to CPUs in order (thread `t` on the `t`-th online CPU,
-//! wrapping around), and a CPU's socket is read from
-//! `/sys/devices/system/cpu/cpuN/topology/physical_package_id`. The
-//! environment variable `ORDO_TOPOLOGY=sockets=N` overrides the detection: it
-//! pretends there are `N` sockets and splits the threads evenly among them, so
-//! that the multi-socket code paths run on a one-socket machine. When sysfs is
-//! unreadable the machine is taken to have one socket.
+//! wrapping around), and a CPU's socket and core are read from
+//! `/sys/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}`
+//! (hardware threads of one core share a core). The environment variable
+//! `ORDO_TOPOLOGY` overrides the detection so that the multi-socket and
+//! multi-core code paths run on a small machine:
+//!
+//! - `sockets=N`: `N` sockets, the threads split evenly and in order among
+//!   them, every thread on a core of its own;
+//! - `cores=C`: `C` cores on one socket, the threads split evenly and in order
+//!   among the cores (so `threads / C` hardware threads per core);
+//! - `sockets=N,cores=C`: both, the cores split evenly among the sockets.
+//!
+//! When sysfs is unreadable every thread is taken to be a core of one socket.
 
 use std::fmt;
 use std::path::Path;
@@ -28,27 +37,42 @@ impl fmt::Display for TopologyError {
 
 impl std::error::Error for TopologyError {}
 
-/// Which socket each of a run's worker threads belongs to.
+/// Which socket and which core each of a run's worker threads belongs to.
+/// Cores nest in sockets: threads of one core are on one socket.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Topology {
     num_sockets: usize,
     socket_of: Vec<usize>,
+    num_cores: usize,
+    core_of: Vec<usize>,
 }
 
 impl Topology {
-    /// One socket holding all `threads` threads.
+    /// One socket holding all `threads` threads, each on a core of its own.
     pub fn single(threads: usize) -> Self {
-        Topology { num_sockets: 1, socket_of: vec![0; threads.max(1)] }
+        Self::even(threads, 1)
     }
 
     /// `sockets` pretend sockets with the `threads` threads split evenly and
-    /// in order among them (thread `t` on socket `t * sockets / threads`).
-    /// `sockets` is clamped to `1..=threads`.
+    /// in order among them (thread `t` on socket `t * sockets / threads`),
+    /// each thread on a core of its own. `sockets` is clamped to `1..=threads`.
     pub fn even(threads: usize, sockets: usize) -> Self {
         let threads = threads.max(1);
-        let sockets = sockets.clamp(1, threads);
-        let socket_of = (0..threads).map(|t| t * sockets / threads).collect();
-        Topology { num_sockets: sockets, socket_of }
+        Self::with_cores(threads, threads, sockets)
+    }
+
+    /// `cores` pretend cores split evenly and in order among `sockets`
+    /// pretend sockets (core `c` on socket `c * sockets / cores`), and the
+    /// `threads` threads split evenly and in order among the cores (thread
+    /// `t` on core `t * cores / threads`). `cores` is clamped to
+    /// `1..=threads` and `sockets` to `1..=cores`.
+    pub fn with_cores(threads: usize, cores: usize, sockets: usize) -> Self {
+        let threads = threads.max(1);
+        let cores = cores.clamp(1, threads);
+        let sockets = sockets.clamp(1, cores);
+        let core_of: Vec<usize> = (0..threads).map(|t| t * cores / threads).collect();
+        let socket_of = core_of.iter().map(|&c| c * sockets / cores).collect();
+        Topology { num_sockets: sockets, socket_of, num_cores: cores, core_of }
     }
 
     /// The topology for `threads` threads: `ORDO_TOPOLOGY` if set, else sysfs,
@@ -70,34 +94,48 @@ impl Topology {
         })
     }
 
-    /// Parses an override such as `sockets=2`.
+    /// Parses an override such as `sockets=2` or `sockets=2,cores=4` (see
+    /// the module documentation).
     pub fn parse_override(text: &str, threads: usize) -> Result<Self, TopologyError> {
-        let bad = |why: &str| TopologyError(format!("{TOPOLOGY_ENV}=`{text}`: {why} (expected sockets=N)"));
+        let bad = |why: &str| {
+            TopologyError(format!(
+                "{TOPOLOGY_ENV}=`{text}`: {why} (expected sockets=N, cores=C or sockets=N,cores=C)"
+            ))
+        };
         let mut sockets = None;
+        let mut cores = None;
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match part.split_once('=') {
-                Some(("sockets", v)) => {
-                    let n: usize =
-                        v.trim().parse().map_err(|_| bad("`sockets` is not a positive integer"))?;
-                    if n == 0 {
-                        return Err(bad("`sockets` must be at least 1"));
-                    }
-                    sockets = Some(n);
-                }
-                Some((k, _)) => return Err(bad(&format!("unknown key `{k}`"))),
-                None => return Err(bad(&format!("`{part}` is not key=value"))),
+            let (key, value) =
+                part.split_once('=').ok_or_else(|| bad(&format!("`{part}` is not key=value")))?;
+            let target = match key.trim() {
+                "sockets" => &mut sockets,
+                "cores" => &mut cores,
+                k => return Err(bad(&format!("unknown key `{k}`"))),
+            };
+            let n: usize =
+                value.trim().parse().map_err(|_| bad(&format!("`{key}` is not a positive integer")))?;
+            if n == 0 {
+                return Err(bad(&format!("`{key}` must be at least 1")));
+            }
+            if target.replace(n).is_some() {
+                return Err(bad(&format!("`{key}` given twice")));
             }
         }
-        let sockets = sockets.ok_or_else(|| bad("missing `sockets`"))?;
-        Ok(Self::even(threads, sockets))
+        match (sockets, cores) {
+            (None, None) => Err(bad("missing `sockets` or `cores`")),
+            (Some(s), None) => Ok(Self::even(threads, s)),
+            (s, Some(c)) => Ok(Self::with_cores(threads, c, s.unwrap_or(1))),
+        }
     }
 
-    /// Reads the package id of every `cpuN` under `cpu_dir`, maps thread `t`
-    /// to the `t`-th CPU (by number, wrapping) and renumbers packages densely
-    /// in order of first appearance. One socket if nothing is readable.
+    /// Reads the package and core id of every `cpuN` under `cpu_dir`, maps
+    /// thread `t` to the `t`-th CPU (by number, wrapping) and renumbers
+    /// packages and cores densely in order of first appearance. A CPU
+    /// without a readable `core_id` is a core of its own. One socket (and a
+    /// core per thread) if nothing is readable.
     pub fn from_sysfs(cpu_dir: &Path, threads: usize) -> Self {
         let threads = threads.max(1);
-        let mut cpus: Vec<(usize, u64)> = Vec::new();
+        let mut cpus: Vec<(usize, u64, Option<u64>)> = Vec::new();
         if let Ok(entries) = std::fs::read_dir(cpu_dir) {
             for entry in entries.flatten() {
                 let name = entry.file_name();
@@ -107,7 +145,10 @@ impl Topology {
                 let Ok(text) = std::fs::read_to_string(id_path) else { continue };
                 // Offline CPUs report -1; skip anything that is not a package id.
                 if let Ok(package) = text.trim().parse::<u64>() {
-                    cpus.push((cpu, package));
+                    let core = std::fs::read_to_string(entry.path().join("topology/core_id"))
+                        .ok()
+                        .and_then(|t| t.trim().parse::<u64>().ok());
+                    cpus.push((cpu, package, core));
                 }
             }
         }
@@ -115,28 +156,40 @@ impl Topology {
             return Self::single(threads);
         }
         cpus.sort_unstable();
-        let mut packages: Vec<u64> = Vec::new();
-        let socket_of_cpu: Vec<usize> = cpus
-            .iter()
-            .map(|&(_, p)| {
-                packages.iter().position(|&q| q == p).unwrap_or_else(|| {
-                    packages.push(p);
-                    packages.len() - 1
-                })
+        // The physical identity of each thread's CPU: (package, core), where a
+        // CPU without a core id is a core of its own (keyed by its number).
+        let cpu_of_thread = |t: usize| cpus[t % cpus.len()];
+        let package_of: Vec<u64> = (0..threads).map(|t| cpu_of_thread(t).1).collect();
+        let core_key_of: Vec<(u64, u64, bool)> = (0..threads)
+            .map(|t| {
+                let (cpu, package, core) = cpu_of_thread(t);
+                match core {
+                    Some(c) => (package, c, true),
+                    None => (package, cpu as u64, false),
+                }
             })
             .collect();
-        let socket_of: Vec<usize> = (0..threads).map(|t| socket_of_cpu[t % socket_of_cpu.len()]).collect();
-        // Only sockets that actually hold a thread count; renumber densely.
-        let mut used: Vec<usize> = socket_of.clone();
-        used.sort_unstable();
-        used.dedup();
-        let socket_of = socket_of.iter().map(|s| used.iter().position(|u| u == s).unwrap_or(0)).collect();
-        Topology { num_sockets: used.len(), socket_of }
+        // Only sockets and cores that actually hold a thread count; renumber
+        // them densely in order of first appearance.
+        let (num_sockets, socket_of) = dense_ids(&package_of);
+        let (num_cores, core_of) = dense_ids(&core_key_of);
+        Topology { num_sockets, socket_of, num_cores, core_of }
     }
 
     /// The number of sockets that hold at least one thread.
     pub fn num_sockets(&self) -> usize {
         self.num_sockets
+    }
+
+    /// The number of cores that hold at least one thread.
+    pub fn num_cores(&self) -> usize {
+        self.num_cores
+    }
+
+    /// The core of thread `tid` (core 0 for a `tid` out of range). Cores are
+    /// numbered densely from 0 in order of their first thread.
+    pub fn core_of_thread(&self, tid: usize) -> usize {
+        self.core_of.get(tid).copied().unwrap_or(0)
     }
 
     /// The number of threads this topology was made for.
@@ -157,6 +210,22 @@ impl Topology {
     }
 }
 
+/// Renumbers `keys` densely in order of first appearance: the number of
+/// distinct keys and each entry's number.
+fn dense_ids<K: PartialEq + Copy>(keys: &[K]) -> (usize, Vec<usize>) {
+    let mut seen: Vec<K> = Vec::new();
+    let ids = keys
+        .iter()
+        .map(|k| {
+            seen.iter().position(|s| s == k).unwrap_or_else(|| {
+                seen.push(*k);
+                seen.len() - 1
+            })
+        })
+        .collect();
+    (seen.len().max(1), ids)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,9 +243,29 @@ mod tests {
     }
 
     #[test]
+    fn cores_nest_in_sockets() {
+        let t = Topology::with_cores(8, 4, 2);
+        assert_eq!((t.num_cores(), t.num_sockets()), (4, 2));
+        assert_eq!((0..8).map(|i| t.core_of_thread(i)).collect::<Vec<_>>(), vec![0, 0, 1, 1, 2, 2, 3, 3]);
+        assert_eq!((0..8).map(|i| t.socket_of_thread(i)).collect::<Vec<_>>(), vec![0, 0, 0, 0, 1, 1, 1, 1]);
+        // Clamping: no more cores than threads, no more sockets than cores.
+        let c = Topology::with_cores(3, 8, 8);
+        assert_eq!((c.num_cores(), c.num_sockets()), (3, 3));
+        // `even` and `single` give every thread a core of its own.
+        assert_eq!(Topology::even(4, 2).num_cores(), 4);
+        assert_eq!(Topology::single(3).core_of, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn override_parsing_accepts_cores() {
+        assert_eq!(Topology::parse_override("sockets=2,cores=4", 8).unwrap(), Topology::with_cores(8, 4, 2));
+        assert_eq!(Topology::parse_override(" cores=2 ", 4).unwrap(), Topology::with_cores(4, 2, 1));
+    }
+
+    #[test]
     fn override_parsing_rejects_bad_text() {
         assert_eq!(Topology::parse_override("sockets=2", 4).unwrap(), Topology::even(4, 2));
-        for bad in ["", "sockets=0", "sockets=x", "cores=2", "sockets"] {
+        for bad in ["", "sockets=0", "sockets=x", "threads=2", "sockets", "cores=0", "cores=1,cores=2"] {
             let e = Topology::parse_override(bad, 4).unwrap_err();
             assert!(e.0.contains("ORDO_TOPOLOGY"), "{e}");
         }
@@ -195,6 +284,15 @@ mod tests {
         let t = Topology::from_sysfs(&dir, 6);
         assert_eq!(t.num_sockets(), 2);
         assert_eq!(t.socket_of, vec![0, 0, 1, 1, 0, 0]);
+        assert_eq!(t.core_of, vec![0, 1, 2, 3, 0, 1], "no core_id: every CPU is a core");
+        // Two hardware threads per core: CPUs 0/1 share core 0 of package 3,
+        // CPUs 2/3 are cores 0 and 1 of package 7.
+        for (cpu, core) in [(0, "0"), (1, "0"), (2, "0"), (3, "1")] {
+            std::fs::write(dir.join(format!("cpu{cpu}/topology/core_id")), format!("{core}\n")).unwrap();
+        }
+        let h = Topology::from_sysfs(&dir, 4);
+        assert_eq!((h.num_cores(), h.num_sockets()), (3, 2));
+        assert_eq!(h.core_of, vec![0, 0, 1, 2]);
         let t2 = Topology::from_sysfs(&dir, 2);
         assert_eq!(t2.num_sockets(), 1, "only sockets holding threads count");
         let none = Topology::from_sysfs(&dir.join("missing"), 3);

@@ -195,6 +195,10 @@ pub trait Algorithm: Sized + Send + Sync + 'static {
     const CYCLES: bool;
     /// What `--out` writes, for help texts.
     const OUT_FORMAT: &'static str;
+    /// Whether it runs on an input graph. An application that does not (a
+    /// microbenchmark) is prepared on the empty graph: `ordo run` takes no
+    /// `--graph`/`--gen` for it, and a plan gives it an input `none = true`.
+    const NEEDS_GRAPH: bool = true;
     /// How a run is scheduled.
     type Strategy: Strategy;
     /// The strategy used when none is given.
@@ -393,6 +397,8 @@ pub struct AppInfo {
     pub cycles: bool,
     /// [`Algorithm::OUT_FORMAT`].
     pub out_format: &'static str,
+    /// [`Algorithm::NEEDS_GRAPH`].
+    pub needs_graph: bool,
     /// [`Strategy::FLAG`] of its strategy.
     pub strategy_flag: &'static str,
     /// [`Strategy::VALUE_NAME`] of its strategy.
@@ -431,6 +437,7 @@ impl AppInfo {
             params: A::PARAMS,
             cycles: A::CYCLES,
             out_format: A::OUT_FORMAT,
+            needs_graph: A::NEEDS_GRAPH,
             strategy_flag: <A::Strategy as Strategy>::FLAG,
             strategy_value_name: <A::Strategy as Strategy>::VALUE_NAME,
             strategy_help: <A::Strategy as Strategy>::HELP,
@@ -475,6 +482,10 @@ pub static APPS: &[AppInfo] = &[
     AppInfo::of::<crate::mst::app::Mst>(),
     AppInfo::of::<crate::spanning::app::SpanDfs>(),
     AppInfo::of::<crate::spanning::app::SpanBfs>(),
+    AppInfo::of::<crate::pr_pull::app::PrPull>(),
+    AppInfo::of::<crate::tc::app::Tc>(),
+    AppInfo::of::<crate::bc::app::Bc>(),
+    AppInfo::of::<crate::loop_micro::app::LoopMicro>(),
 ];
 
 /// The application named `name`; the error lists the known ones.
@@ -532,7 +543,7 @@ mod tests {
         let graph = Arc::new(ordo_graph::EdgeList::new(3, false).into_graph().unwrap());
         let prep = |app: &str, p: Params| find(app).unwrap().prepare(graph.clone(), p).map(|_| ());
         let e = prep("sssp", Params::new().with("alpha", "0.5")).unwrap_err().to_string();
-        assert_eq!(e, "alpha does not apply to sssp (it applies to pr, pr-d)");
+        assert_eq!(e, "alpha does not apply to sssp (it applies to pr, pr-d, pr-pull)");
         let e = prep("bfs", Params::new().with("target", "1")).unwrap_err().to_string();
         assert_eq!(e, "target does not apply to bfs (it applies to astar)");
         let e = prep("pr", Params::new().with_flag("classify")).unwrap_err().to_string();

@@ -57,12 +57,70 @@ pub const ALPHA: ParamDef = ParamDef {
     help: "PageRank damping factor, in (0, 1) (default 0.85).",
 };
 
-/// The PageRank residual tolerance.
+/// The PageRank tolerance: the residual threshold of pr / pr-d, the L1
+/// change at which pr-pull stops.
 pub const TOLERANCE: ParamDef = ParamDef {
     name: "tolerance",
     value_name: Some("EPS"),
-    help: "PageRank tolerance: a vertex runs while its residual is at least this (default 0.01; ranks \
-           sum to about n, so the L1 error is at most n x tolerance / (1 - alpha)).",
+    help: "PageRank tolerance. pr, pr-d: a vertex runs while its residual is at least this (default \
+           0.01; ranks sum to about n, so the L1 error is at most n x tolerance / (1 - alpha)). \
+           pr-pull: stop once an iteration changes the ranks by at most this in L1 (ranks sum to at \
+           most 1), at most --iterations times (default 100 then).",
+};
+
+/// The iterations of pr-pull.
+pub const ITERATIONS: ParamDef = ParamDef {
+    name: "iterations",
+    value_name: Some("K"),
+    help: "pr-pull: run exactly K iterations (default 20), or with --tolerance at most K (default 100).",
+};
+
+/// The sampled sources of betweenness centrality.
+pub const SOURCES: ParamDef = ParamDef {
+    name: "sources",
+    value_name: Some("K"),
+    help: "bc: sum over K source vertices drawn with --seed (default: every vertex), scaled as \
+           networkx scales a sample: (n-1)/K for non-sources, (n-1)/(K-1) for sources.",
+};
+
+/// The seed of random choices (bc's sampled sources).
+pub const SEED: ParamDef = ParamDef {
+    name: "seed",
+    value_name: Some("S"),
+    help: "Seed of the random choices (bc: which --sources are drawn; default 1).",
+};
+
+/// How betweenness centrality nests its loops.
+pub const NEST: ParamDef = ParamDef {
+    name: "nest",
+    value_name: Some("HOW"),
+    help: "bc: how the loop over sources and each source's BFS share the threads (Callisto-RTS \
+           4.3): core (default; one source per core, its BFS on the core's threads), socket (one \
+           source per socket), flat (one source per thread, sequential BFS), inner (one source at a \
+           time, BFS on every thread). Cores and sockets as ORDO_TOPOLOGY says.",
+};
+
+/// The iterations of the loop microbenchmark.
+pub const SIZE: ParamDef = ParamDef {
+    name: "size",
+    value_name: Some("N"),
+    help: "loop-micro: iterations of the loop (default 4194304).",
+};
+
+/// The work per iteration of the loop microbenchmark.
+pub const WORK: ParamDef = ParamDef {
+    name: "work",
+    value_name: Some("W"),
+    help: "loop-micro: increments of a stack variable per iteration of even work, about 5 cycles \
+           each (default 10).",
+};
+
+/// The work distribution of the loop microbenchmark.
+pub const SHAPE: ParamDef = ParamDef {
+    name: "shape",
+    value_name: Some("SHAPE"),
+    help: "loop-micro: even (every iteration W increments) or skewed (the first N/1024 iterations \
+           1024x the work of the others, half the total each; default even).",
 };
 
 /// The values given for one preparation of one application, by parameter

@@ -336,10 +336,12 @@ impl<'p> Session<'p> {
                 break;
             }
             self.bar.set_message(format!("loading {}", input.name));
-            let graph = Arc::new(
+            let graph = Arc::new(if input.none {
+                crate::input::empty_graph()
+            } else {
                 crate::input::load_input(&input.args, gen_threads)
-                    .with_context(|| format!("{}: input `{}`", self.plan.path.display(), input.name))?,
-            );
+                    .with_context(|| format!("{}: input `{}`", self.plan.path.display(), input.name))?
+            });
             self.log(format!(
                 "input {}: {} (n {}, m {})",
                 input.name,

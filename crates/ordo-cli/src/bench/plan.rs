@@ -77,6 +77,10 @@ struct InputFile {
     target: Option<u64>,
     #[serde(default)]
     optional: bool,
+    /// No graph: the empty graph, for applications that need none (the
+    /// loop microbenchmark).
+    #[serde(default)]
+    none: bool,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +142,9 @@ pub(crate) struct PlanInput {
     /// The input's file is absent and the plan marks it `optional`: its
     /// configurations are skipped with a message.
     pub(crate) missing: Option<PathBuf>,
+    /// `none = true`: no graph (the empty graph), for applications that
+    /// need none.
+    pub(crate) none: bool,
 }
 
 /// A strategy spec (for priority apps a scheduler spec) after sweep
@@ -349,6 +356,28 @@ fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<
     load.coords = i.coords.as_ref().map(|c| resolve(c.get_ref()));
     let mut args = InputArgs { graph: None, gen: None, load };
     let mut missing = None;
+    if i.none {
+        let given = [
+            (i.graph.is_some(), "graph"),
+            (i.gen.is_some(), "gen"),
+            (i.weights.is_some(), "weights"),
+            (i.symmetrize, "symmetrize"),
+            (i.coords.is_some(), "coords"),
+            (i.remap, "remap"),
+            (i.format.is_some(), "format"),
+        ];
+        if let Some((_, what)) = given.iter().find(|(set, _)| *set) {
+            return loc.err(i.name.span(), format!("input `{name}`: `none = true` takes no `{what}`"));
+        }
+        return Ok(PlanInput {
+            name: name.clone(),
+            args,
+            source: 0,
+            target: None,
+            missing: None,
+            none: true,
+        });
+    }
     match (&i.graph, &i.gen) {
         (Some(g), None) => {
             let p = resolve(g.get_ref());
@@ -384,7 +413,14 @@ fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<
         }
         _ => return loc.err(i.name.span(), format!("input `{name}`: give exactly one of `graph` or `gen`")),
     }
-    Ok(PlanInput { name: name.clone(), args, source: i.source.unwrap_or(0), target: i.target, missing })
+    Ok(PlanInput {
+        name: name.clone(),
+        args,
+        source: i.source.unwrap_or(0),
+        target: i.target,
+        missing,
+        none: false,
+    })
 }
 
 fn parse_experiment(
@@ -433,12 +469,40 @@ fn parse_experiment(
             return loc.err(e.name.span(), ctx(&format!("params: {err}")));
         }
     }
+    if let Some(other) = apps.iter().find(|a| a.needs_graph != first.needs_graph) {
+        let (with, without) = if first.needs_graph { (first, other) } else { (other, first) };
+        return loc.err(
+            e.name.span(),
+            ctx(&format!(
+                "{} runs on a graph but {} runs without one: put them in separate experiments",
+                with.name, without.name
+            )),
+        );
+    }
+    let needs_graph = first.needs_graph;
     let input_idx = match &e.inputs {
-        None => (0..inputs.len()).collect::<Vec<_>>(),
+        // By default, every input the applications can run on.
+        None => (0..inputs.len()).filter(|&k| inputs[k].none != needs_graph).collect::<Vec<_>>(),
         Some(list) => {
             let mut idx = Vec::new();
             for i in list {
                 match inputs.iter().position(|p| &p.name == i.get_ref()) {
+                    Some(k) if inputs[k].none == needs_graph => {
+                        let what = if needs_graph {
+                            format!(
+                                "input `{}` has no graph (`none = true`) but {} needs one",
+                                i.get_ref(),
+                                first.name
+                            )
+                        } else {
+                            format!(
+                                "{} runs without a graph: give it an input with `none = true`, not `{}`",
+                                first.name,
+                                i.get_ref()
+                            )
+                        };
+                        return loc.err(i.span(), ctx(&what));
+                    }
                     Some(k) if !idx.contains(&k) => idx.push(k),
                     Some(_) => {
                         return loc.err(i.span(), ctx(&format!("input `{}` listed twice", i.get_ref())))

@@ -3,10 +3,12 @@
 //! annotated heatmaps. Text uses DejaVu Sans embedded in the binary, so PNG
 //! rendering needs no system fonts.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
+use ordo_graph::output::{write_atomically, write_via_temp_path};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -147,17 +149,21 @@ impl Chart {
         for &format in formats {
             let path = dir.join(format!("{stem}.{}", format.ext()));
             let err = |e: String| anyhow!("{}: {e}", path.display());
+            // Atomic writes: a half-drawn image never replaces a previous one.
             match format {
-                Format::Png => {
-                    let root = BitMapBackend::new(&path, size).into_drawing_area();
-                    self.draw(&root).map_err(|e| err(e.to_string()))?;
-                }
+                Format::Png => write_via_temp_path(&path, |temp| -> anyhow::Result<()> {
+                    let root = BitMapBackend::new(temp, size).into_drawing_area();
+                    self.draw(&root).map_err(|e| err(e.to_string()))
+                })?,
                 Format::Svg => {
-                    let root = SVGBackend::new(&path, size).into_drawing_area();
-                    self.draw(&root).map_err(|e| err(e.to_string()))?;
+                    let mut svg = String::new();
+                    {
+                        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                        self.draw(&root).map_err(|e| err(e.to_string()))?;
+                    }
+                    write_atomically(&path, |w| w.write_all(svg.as_bytes()))?;
                 }
             }
-            std::fs::metadata(&path).with_context(|| format!("{}: not written", path.display()))?;
             files.push(path);
         }
         Ok(files)

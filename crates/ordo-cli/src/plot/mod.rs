@@ -34,10 +34,12 @@
 //! configuration was also measured without it ([`data::timing_runs`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
+use ordo_graph::output::write_atomically;
 
 pub(crate) mod data;
 pub(crate) mod draw;
@@ -132,11 +134,11 @@ pub(crate) fn run(args: PlotArgs, _threads: usize) -> anyhow::Result<()> {
     written.extend(sim::write(&runs_path, &out, &formats)?);
     let table = data::table5(&timed);
     let table_path = out.join("table5.md");
-    std::fs::write(&table_path, data::table5_markdown(&table))
-        .with_context(|| format!("{}: cannot write", table_path.display()))?;
+    write_atomically(&table_path, |w| w.write_all(data::table5_markdown(&table).as_bytes()))?;
     let index_path = out.join("index.md");
-    std::fs::write(&index_path, index_markdown(dir, &loaded, &written, &formats))
-        .with_context(|| format!("{}: cannot write", index_path.display()))?;
+    write_atomically(&index_path, |w| {
+        w.write_all(index_markdown(dir, &loaded, &written, &formats).as_bytes())
+    })?;
     println!(
         "{} runs, {} simulated -> {} plots ({}) in {}, with index.md and table5.md",
         loaded.runs.len(),

@@ -17,6 +17,7 @@ use rand::RngExt;
 
 use super::{par_fill, stream_rng, KGraphParams};
 use crate::csr::Graph;
+use crate::memory::{try_filled, MemoryError};
 
 /// Vertices per random stream.
 pub(crate) const VERTICES_PER_STREAM: usize = 1 << 12;
@@ -57,10 +58,12 @@ pub(crate) fn fill_chunk(p: &KGraphParams, chunk: usize, d: &mut [u32], w: &mut 
 }
 
 /// Generates the k-graph on `threads` threads.
-pub(crate) fn generate(p: &KGraphParams, threads: usize) -> Graph {
+pub(crate) fn generate(p: &KGraphParams, threads: usize) -> Result<Graph, MemoryError> {
     let (n, k) = (p.n as usize, p.k as usize);
     let m = n * k;
-    let (mut unused, mut dst, mut wts) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+    let mut unused = try_filled(0u32, m, "the generated sources")?;
+    let mut dst = try_filled(0u32, m, "the generated targets")?;
+    let mut wts = try_filled(0u32, m, "the generated weights")?;
     if k > 0 {
         par_fill(threads, VERTICES_PER_STREAM * k, &mut unused, &mut dst, &mut wts, |chunk, _, d, w| {
             fill_chunk(p, chunk, d, w)
@@ -68,6 +71,6 @@ pub(crate) fn generate(p: &KGraphParams, threads: usize) -> Graph {
     }
     drop(unused);
     let offsets: Vec<u64> = (0..=n as u64).map(|v| v * k as u64).collect();
-    Graph::from_parts(offsets.into(), dst.into(), Some(wts.into()), None)
-        .expect("k-graph generator built an invalid CSR (bug)")
+    Ok(Graph::from_parts(offsets.into(), dst.into(), Some(wts.into()), None)
+        .expect("k-graph generator built an invalid CSR (bug)"))
 }

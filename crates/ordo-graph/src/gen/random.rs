@@ -15,6 +15,7 @@ use rand::RngExt;
 
 use super::{build_csr, par_fill, stream_rng, RandomParams, EDGES_PER_STREAM};
 use crate::csr::Graph;
+use crate::memory::{try_filled, MemoryError};
 
 /// Fills the edges of random stream `chunk`: sources `s`, targets `d`,
 /// weights `w`, as many as the slices hold.
@@ -35,11 +36,13 @@ pub(crate) fn fill_chunk(p: &RandomParams, chunk: usize, s: &mut [u32], d: &mut 
 }
 
 /// Generates the random graph on `threads` threads.
-pub(crate) fn generate(p: &RandomParams, threads: usize) -> Graph {
+pub(crate) fn generate(p: &RandomParams, threads: usize) -> Result<Graph, MemoryError> {
     let (n, m) = (p.n as usize, p.m as usize);
-    let (mut src, mut dst, mut wts) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+    let mut src = try_filled(0u32, m, "the generated sources")?;
+    let mut dst = try_filled(0u32, m, "the generated targets")?;
+    let mut wts = try_filled(0u32, m, "the generated weights")?;
     par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
         fill_chunk(p, chunk, s, d, w)
     });
-    build_csr(n, &src, &dst, &wts, false, false, threads)
+    Ok(build_csr(n, &src, &dst, &wts, false, false, threads))
 }

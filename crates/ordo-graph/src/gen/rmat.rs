@@ -17,6 +17,7 @@ use rand::{Rng, RngExt};
 
 use super::{build_csr, par_fill, stream_rng, RmatParams, EDGES_PER_STREAM};
 use crate::csr::Graph;
+use crate::memory::{try_filled, MemoryError};
 
 /// The quadrant thresholds of `p` as 32-bit fixed point: `a`, `a + b`,
 /// `a + b + c`.
@@ -64,12 +65,12 @@ pub(crate) fn permutation(p: &RmatParams) -> Vec<u32> {
 }
 
 /// Generates the R-MAT / Kronecker graph on `threads` threads.
-pub(crate) fn generate(p: &RmatParams, threads: usize) -> Graph {
+pub(crate) fn generate(p: &RmatParams, threads: usize) -> Result<Graph, MemoryError> {
     let n = 1usize << p.scale;
     let m = n * p.edge_factor as usize;
-    let mut src = vec![0u32; m];
-    let mut dst = vec![0u32; m];
-    let mut wts = vec![0u32; m];
+    let mut src = try_filled(0u32, m, "the generated sources")?;
+    let mut dst = try_filled(0u32, m, "the generated targets")?;
+    let mut wts = try_filled(0u32, m, "the generated weights")?;
     par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
         fill_chunk(p, chunk, s, d, w)
     });
@@ -85,5 +86,5 @@ pub(crate) fn generate(p: &RmatParams, threads: usize) -> Graph {
             relabel(&mut dst);
         });
     }
-    build_csr(n, &src, &dst, &wts, p.symmetric, p.simple, threads)
+    Ok(build_csr(n, &src, &dst, &wts, p.symmetric, p.simple, threads))
 }

@@ -35,7 +35,7 @@ use rand::RngExt;
 
 use super::{stream_rng, RoadParams};
 use crate::csr::{CoordSystem, Coordinates, Graph};
-use crate::transform::DisjointSets;
+use crate::union_find::UnionFind;
 
 /// A reflected multiplicative random walk between `lo` and `hi`, one step
 /// per cell: the cell sides. Each step multiplies or divides by a uniform
@@ -147,7 +147,7 @@ fn kept_candidates(p: &RoadParams, w: usize, window: Range<usize>) -> Vec<bool> 
     let extra_prob =
         if spare > 0.0 { ((wanted_undirected - tree_edges) / spare).clamp(0.0, 1.0) } else { 0.0 };
     let mut keep = vec![false; window.len()];
-    let mut sets = DisjointSets::new(n);
+    let mut sets = UnionFind::new(n);
     for &e in &candidates {
         let u = e / 2;
         let v = if e % 2 == 0 { u + 1 } else { u + w as u32 };

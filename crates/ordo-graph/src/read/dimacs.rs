@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::scan::{is_blank, Cursor};
-use super::{check_vertex_count, reserve_for, ReadOptions};
+use super::{check_counts, reserve_for, ReadOptions};
 use crate::csr::EdgeList;
 use crate::error::{GraphError, Result};
 
@@ -68,7 +68,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
                 c.skip_blanks();
                 let m = c.uint("arc count")?;
                 c.end_line("the arc count")?;
-                let n = check_vertex_count(path, || c.line_of(line_start), n)?;
+                let n = check_counts(path, || c.line_of(line_start), n, m, opts.keep_weights, opts)?;
                 el.num_vertices = n;
                 el.src.reserve_exact(reserve_for(m, bytes.len(), 8));
                 el.dst.reserve_exact(reserve_for(m, bytes.len(), 8));

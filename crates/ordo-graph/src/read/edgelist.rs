@@ -16,9 +16,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 use super::scan::Cursor;
-use super::{check_vertex_count, ReadOptions};
+use super::{check_counts, ReadOptions};
 use crate::csr::EdgeList;
 use crate::error::{GraphError, Result};
+use crate::memory::{self, GraphShape};
 
 /// Which flavour of edge list is being read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -35,6 +36,13 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
     let mut c = Cursor::new(path, bytes).with_progress(opts);
     let allow_comma = true;
     let capacity = c.count_lines();
+    // At most one edge per line: check that many before reserving them.
+    let lines = capacity as u64;
+    let shape = GraphShape { n: 0, m: lines, weighted: opts.keep_weights, coords: false };
+    memory::check(memory::load_need(&shape, &opts.plan.load), || {
+        format!("reading up to {lines} edges (one per line)")
+    })
+    .map_err(|e| GraphError::file(path, e.to_string()))?;
     let mut src: Vec<u32> = Vec::with_capacity(capacity);
     let mut dst: Vec<u32> = Vec::with_capacity(capacity);
     let mut weights: Option<Vec<u32>> = None;
@@ -118,8 +126,8 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
     }
     c.report_done();
 
-    let num_vertices = if let Some(map) = remap {
-        map.len()
+    let n = if let Some(map) = &remap {
+        map.len() as u64
     } else {
         let one_based = match (opts.one_based, flavor) {
             (Some(b), _) => b,
@@ -141,8 +149,10 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
                 n = hint;
             }
         }
-        check_vertex_count(path, || c.line_of(bytes.len()), n)?
+        n
     };
+    let num_vertices =
+        check_counts(path, || c.line_of(bytes.len()), n, src.len() as u64, weights.is_some(), opts)?;
     if let Some(w) = &weights {
         if w.len() != src.len() {
             return Err(GraphError::file(path, "internal error: weight count differs from edge count"));

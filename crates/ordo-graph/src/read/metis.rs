@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::scan::Cursor;
-use super::{check_vertex_count, reserve_for, ReadOptions};
+use super::{check_counts, reserve_for, ReadOptions};
 use crate::csr::EdgeList;
 use crate::error::{GraphError, Result};
 
@@ -75,10 +75,10 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
     }
     c.end_line("the header")?;
     let header_line = c.line_of(header_pos);
-    let n = check_vertex_count(path, || header_line, n)?;
     let entries =
         m.checked_mul(2).ok_or_else(|| c.error_at(header_pos, format!("edge count {m} is too large")))?;
     let keep = opts.keep_weights && has_edge_weights;
+    let n = check_counts(path, || header_line, n, entries, keep, opts)?;
     let cap = reserve_for(entries, bytes.len(), 2);
     let mut el = EdgeList::new(n, keep);
     el.src.reserve_exact(cap);

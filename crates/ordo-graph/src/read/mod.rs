@@ -13,6 +13,7 @@ pub(crate) mod scan;
 use std::path::Path;
 
 use crate::error::{GraphError, Result};
+use crate::memory::{self, GraphShape, LoadPlan};
 
 /// What a reader needs to know besides the bytes.
 #[derive(Clone, Copy)]
@@ -30,11 +31,29 @@ pub(crate) struct ReadOptions<'a> {
     /// the caller may drop from memory (they are only re-read, slowly, to
     /// compute a line number for an error).
     pub(crate) release: Option<&'a (dyn Fn(usize) + Sync)>,
+    /// What the load does besides parsing, for the memory check.
+    pub(crate) plan: ReadPlan,
+}
+
+/// The memory-relevant facts of a load that a reader cannot see.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ReadPlan {
+    /// Inflated input, symmetrization, new weights, working memory.
+    pub(crate) load: LoadPlan,
+    /// Whether a coordinate file will be attached.
+    pub(crate) coords: bool,
 }
 
 impl Default for ReadOptions<'_> {
     fn default() -> Self {
-        ReadOptions { keep_weights: true, remap_ids: false, one_based: None, progress: None, release: None }
+        ReadOptions {
+            keep_weights: true,
+            remap_ids: false,
+            one_based: None,
+            progress: None,
+            release: None,
+            plan: ReadPlan::default(),
+        }
     }
 }
 
@@ -47,10 +66,20 @@ pub(crate) const MAX_VERTICES: u64 = 1 << 20;
 #[cfg(not(fuzzing))]
 pub(crate) const MAX_VERTICES: u64 = u32::MAX as u64;
 
-/// Checks a vertex count announced by a header (or implied by the largest
-/// id) against [`MAX_VERTICES`]; `line` locates the error (computed only
+/// Checks the sizes a header announces (or that a headerless file implies):
+/// `n` against [`MAX_VERTICES`], then the memory of loading a graph of `n`
+/// vertices and `m` directed edges (weighted or not) against the budget,
+/// with what the load does besides ([`ReadOptions::plan`], see
+/// [`crate::memory::load_need`]). `line` locates the error (computed only
 /// when there is one: counting lines re-reads the file).
-pub(crate) fn check_vertex_count(path: &Path, line: impl FnOnce() -> u64, n: u64) -> Result<usize> {
+pub(crate) fn check_counts(
+    path: &Path,
+    line: impl Fn() -> u64,
+    n: u64,
+    m: u64,
+    weighted: bool,
+    opts: &ReadOptions<'_>,
+) -> Result<usize> {
     if n > MAX_VERTICES {
         return Err(GraphError::parse(
             path,
@@ -58,33 +87,11 @@ pub(crate) fn check_vertex_count(path: &Path, line: impl FnOnce() -> u64, n: u64
             format!("{n} vertices exceed the supported maximum {MAX_VERTICES}"),
         ));
     }
-    // A header may announce far more (isolated) vertices than memory holds;
-    // say so instead of dying in the allocator. Checked only for counts
-    // whose offset array alone is large.
-    if n > 1 << 26 {
-        if let Some(available) = available_memory_bytes() {
-            let needed = (n + 1).saturating_mul(8);
-            if needed > available {
-                return Err(GraphError::parse(
-                    path,
-                    line(),
-                    format!(
-                        "{n} vertices need {:.1} GB for the offsets alone, more than the {:.1} GB of memory available",
-                        needed as f64 / 1e9,
-                        available as f64 / 1e9
-                    ),
-                ));
-            }
-        }
-    }
+    let shape = GraphShape { n, m, weighted, coords: opts.plan.coords };
+    let need = memory::load_need(&shape, &opts.plan.load);
+    memory::check(need, || memory::load_phrase(n, m, &opts.plan.load))
+        .map_err(|e| GraphError::parse(path, line(), e.to_string()))?;
     Ok(n as usize)
-}
-
-/// `MemAvailable` of `/proc/meminfo` in bytes (Linux), `None` elsewhere.
-fn available_memory_bytes() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb = info.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
-    kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok().map(|k| k * 1024)
 }
 
 /// Capacity to reserve for `announced` items of a file of `file_len` bytes:

@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use super::scan::{is_blank, printable, Cursor};
-use super::{check_vertex_count, reserve_for, ReadOptions};
+use super::{check_counts, reserve_for, ReadOptions};
 use crate::csr::EdgeList;
 use crate::error::{GraphError, Result};
 
@@ -86,8 +86,9 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
             c.error_at(size_pos, format!("a graph needs a square matrix, this one is {rows} x {cols}"))
         );
     }
-    let n = check_vertex_count(path, || c.line_of(size_pos), rows)?;
     let keep = opts.keep_weights && field != Field::Pattern;
+    let arcs = nnz.saturating_mul(if symmetric { 2 } else { 1 });
+    let n = check_counts(path, || c.line_of(size_pos), rows, arcs, keep, opts)?;
     let cap = reserve_for(nnz.saturating_mul(if symmetric { 2 } else { 1 }), bytes.len(), 2);
     let mut el = EdgeList::new(n, keep);
     el.src.reserve_exact(cap);

@@ -12,8 +12,7 @@ mod edgelist;
 mod metis;
 mod mtx;
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 pub use dimacs::{write_dimacs, write_dimacs_coords};
@@ -24,6 +23,7 @@ pub use mtx::write_matrix_market;
 use crate::csr::Graph;
 use crate::error::{GraphError, Result};
 use crate::load::Format;
+use crate::output::write_atomically;
 
 /// Writes `graph` to `path` in `format`. DIMACS also writes `X.co` and METIS
 /// `X.xyz` next to `X.gr` / `X.graph` when the graph has coordinates
@@ -34,40 +34,47 @@ use crate::load::Format;
 /// a symmetric graph without self loops).
 pub fn save(graph: &Graph, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
     let mut written = vec![path.to_path_buf()];
-    let create = |p: &Path| -> Result<BufWriter<File>> {
-        Ok(BufWriter::with_capacity(1 << 20, File::create(p).map_err(|e| GraphError::io(p, e))?))
-    };
-    let finish = |p: &Path, r: io::Result<BufWriter<File>>| -> Result<()> {
-        let w = r.map_err(|e| GraphError::io(p, e))?;
-        w.into_inner()
-            .map_err(|e| GraphError::io(p, e.into_error()))?
-            .sync_all()
-            .map_err(|e| GraphError::io(p, e))
-    };
+    // Each file is written atomically (see `crate::output`): a reader that
+    // has the old file mapped keeps it, a failed write leaves it in place.
     match format {
         Format::Binary => crate::binary::write(graph, path)?,
         Format::DimacsGr => {
-            let w = create(path)?;
-            finish(path, write_dimacs(graph, w))?;
+            write_atomically(path, |w| write_dimacs(graph, w).map(drop))?;
             if let Some(c) = graph.coords() {
                 let co = path.with_extension("co");
-                finish(&co, write_dimacs_coords(c, create(&co)?))?;
+                write_atomically(&co, |w| write_dimacs_coords(c, w).map(drop))?;
                 written.push(co);
             }
         }
-        Format::Snap | Format::EdgeList => finish(path, write_edge_list(graph, create(path)?))?,
-        Format::MatrixMarket => finish(path, write_matrix_market(graph, create(path)?))?,
+        Format::Snap | Format::EdgeList => write_atomically(path, |w| write_edge_list(graph, w).map(drop))?,
+        Format::MatrixMarket => write_atomically(path, |w| write_matrix_market(graph, w).map(drop))?,
         Format::Metis => {
             metis::check_representable(graph).map_err(|msg| GraphError::file(path, msg))?;
-            finish(path, write_metis(graph, create(path)?))?;
+            write_atomically(path, |w| write_metis(graph, w).map(drop))?;
             if let Some(c) = graph.coords() {
                 let xyz = path.with_extension("xyz");
-                finish(&xyz, write_xyz(c, create(&xyz)?))?;
+                write_atomically(&xyz, |w| write_xyz(c, w).map(drop))?;
                 written.push(xyz);
             }
         }
     }
     Ok(written)
+}
+
+/// The files [`save`] writes for `graph` at `path` in `format`: `path`, and
+/// the coordinate side file when the format has one and the graph has
+/// coordinates. Lets a caller check every output against its inputs
+/// ([`crate::output::ensure_distinct`]) before writing anything.
+pub fn files_written(graph: &Graph, path: &Path, format: Format) -> Vec<PathBuf> {
+    let mut files = vec![path.to_path_buf()];
+    if graph.coords().is_some() {
+        match format {
+            Format::DimacsGr => files.push(path.with_extension("co")),
+            Format::Metis => files.push(path.with_extension("xyz")),
+            _ => {}
+        }
+    }
+    files
 }
 
 /// A buffered text sink with fast integer formatting.

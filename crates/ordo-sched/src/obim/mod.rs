@@ -10,7 +10,6 @@ pub mod ordered;
 #[cfg(all(test, not(loom)))]
 mod test;
 
-use crate::fifo::take_chunk;
 use crate::spec::{Params, SchedConfig, SpecError};
 use crate::Prio;
 
@@ -37,7 +36,7 @@ impl SchedConfig for ObimConfig {
         if delta > 63 {
             return Err(SpecError(format!("obim: `delta={delta}`: expected 0 to 63")));
         }
-        Ok(ObimConfig { delta: delta as u32, chunk: take_chunk(p, "obim")? })
+        Ok(ObimConfig { delta: delta as u32, chunk: p.take_chunk()? })
     }
 
     fn to_params(&self) -> String {

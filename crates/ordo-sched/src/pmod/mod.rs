@@ -31,7 +31,6 @@ pub mod adapt;
 #[cfg(all(test, not(loom)))]
 mod test;
 
-use crate::fifo::take_chunk;
 use crate::obim::{Ordered, Policy};
 use crate::spec::{Params, SchedConfig, SpecError};
 use crate::{Prio, SchedReport};
@@ -161,7 +160,7 @@ impl Default for PmodConfig {
 
 impl SchedConfig for PmodConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
-        let chunk = take_chunk(p, "pmod")?;
+        let chunk = p.take_chunk()?;
         let freq_global = p.take_prob("freq_global", 1.0 / chunk as f64)?;
         let max_pops = p.take_u64("max_pops", 4 * chunk as u64)?;
         let min_density = p.take_u64("min_density", 64)?;

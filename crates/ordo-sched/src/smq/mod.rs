@@ -60,7 +60,7 @@ use std::marker::PhantomData;
 use crossbeam_utils::CachePadded;
 
 use crate::dary_heap::{DaryHeap, MAX_ARITY};
-use crate::mq::{effective_k, take_in_range, QueueSampler, MAX_BATCH};
+use crate::mq::{effective_k, QueueSampler, MAX_BATCH};
 use crate::rng::{probability_threshold, Chance, FastRng};
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
@@ -96,8 +96,8 @@ impl SchedConfig for SmqConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
         let d = SmqConfig::default();
         Ok(SmqConfig {
-            arity: take_in_range(p, "smq", "d", d.arity as u64, 2, MAX_ARITY as u64)? as usize,
-            steal: take_in_range(p, "smq", "steal", d.steal as u64, 1, MAX_BATCH as u64)? as usize,
+            arity: p.take_in_range("d", d.arity as u64, 2, MAX_ARITY as u64)? as usize,
+            steal: p.take_in_range("steal", d.steal as u64, 1, MAX_BATCH as u64)? as usize,
             p_steal: p.take_prob("p_steal", d.p_steal)?,
             numa_k: p.take_u64("numa_k", d.numa_k)?,
             seed: p.take_u64("seed", d.seed)?,
@@ -150,7 +150,7 @@ impl SchedConfig for SmqSkipConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
         let d = SmqSkipConfig::default();
         Ok(SmqSkipConfig {
-            steal: take_in_range(p, "smq-skiplist", "steal", d.steal as u64, 1, MAX_BATCH as u64)? as usize,
+            steal: p.take_in_range("steal", d.steal as u64, 1, MAX_BATCH as u64)? as usize,
             p_steal: p.take_prob("p_steal", d.p_steal)?,
             numa_k: p.take_u64("numa_k", d.numa_k)?,
             seed: p.take_u64("seed", d.seed)?,

@@ -1,0 +1,193 @@
+//! The one entry point for reading a graph file of any supported format.
+//!
+//! One submodule per concern: `format` (the [`Format`] enum and
+//! [`detect_format`]), `content` (the file's bytes: memory-mapped, or
+//! inflated from gzip), `coords` (coordinate side files). Weights for
+//! unweighted inputs live in [`crate::weights`], symmetrization in
+//! [`crate::transform`].
+//!
+//! Text files are read whole into memory (mapped when uncompressed) and
+//! parsed byte by byte; the parsed edge list is turned into CSR after the
+//! file has been released, so peak memory is the edge list plus the CSR.
+
+mod content;
+mod coords;
+mod format;
+mod inflate;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use self::coords::{load_coords, parse_coords, sibling_coords};
+pub use self::format::{detect_format, Format};
+pub use crate::weights::WeightSpec;
+
+use self::content::{FileBytes, GZIP_MAGIC};
+use self::inflate::{inflate, Expect};
+use crate::csr::Graph;
+use crate::error::{GraphError, Result};
+use crate::memory::{self, LoadPlan, WorkingMemory};
+use crate::read::{self, edgelist::Flavor, ReadOptions, ReadPlan};
+use crate::transform::{dedup_edges, symmetrize, symmetrize_edge_list};
+
+/// A progress callback: `(bytes done, bytes total)`.
+pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+
+/// Options of [`load`].
+#[derive(Clone, Default)]
+pub struct LoadOptions {
+    /// The file format; `None` detects it (see [`detect_format`]).
+    pub format: Option<Format>,
+    /// How to weight the edges (default: keep the file's).
+    pub weights: WeightSpec,
+    /// Coordinate file (`.co` or `.xyz`, told apart by content). Default: the
+    /// sibling `.co` of a DIMACS graph or `.xyz` of a METIS graph, if present.
+    pub coords: Option<PathBuf>,
+    /// Edge lists: map arbitrary ids to dense `0..n` in first-seen order.
+    pub remap_ids: bool,
+    /// Edge lists: whether ids start at 1. `None` detects: SNAP files, and
+    /// plain edge lists with a SNAP `# Nodes: N` comment (as ordo writes
+    /// them), are 0-based; any other plain edge list is 1-based exactly when
+    /// its smallest id is 1. DIMACS, METIS and Matrix Market are 1-based by
+    /// definition.
+    pub one_based: Option<bool>,
+    /// Add the reverse of every edge, then drop parallel edges (keeping the
+    /// least weight); self loops stay once. Adjacency lists end up sorted.
+    pub symmetrize: bool,
+    /// Called with `(bytes done, bytes total)` while parsing.
+    pub progress: Option<Progress>,
+    /// Memory the caller will need per vertex and edge once the graph is
+    /// loaded. The load estimates its own peak from the header's sizes and
+    /// refuses, before allocating, when the peak or the graph plus this
+    /// working memory exceeds the budget (see [`crate::memory`]).
+    pub working_memory: WorkingMemory,
+}
+
+impl fmt::Debug for LoadOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("format", &self.format)
+            .field("weights", &self.weights)
+            .field("coords", &self.coords)
+            .field("remap_ids", &self.remap_ids)
+            .field("one_based", &self.one_based)
+            .field("symmetrize", &self.symmetrize)
+            .field("progress", &self.progress.is_some())
+            .field("working_memory", &self.working_memory)
+            .finish()
+    }
+}
+
+/// Loads the graph in `path` (gzip-compressed or not), see [`LoadOptions`].
+///
+/// Uncompressed files are memory-mapped while they are parsed: the file
+/// must not be truncated or rewritten meanwhile.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
+    let content = FileBytes::open(path, "a graph file", Expect::Graph(opts.format))?;
+    let bytes = content.bytes();
+    let format = match opts.format {
+        Some(f) => f,
+        None => detect_format(path, bytes),
+    };
+    if format == Format::Binary && !content.was_compressed() {
+        // Zero-copy: let the binary loader map the file itself, once the
+        // header's sizes are known to fit.
+        check_binary(path, bytes, 0, opts)?;
+        drop(content);
+        return finish_binary(crate::binary::load(path)?, opts);
+    }
+    let coords_path = match &opts.coords {
+        Some(p) => Some(p.clone()),
+        None => sibling_coords(path, format),
+    };
+    parse_and_build(path, content, format, coords_path.as_deref(), opts)
+}
+
+/// Loads a graph from bytes already in memory (`name` is used in error
+/// messages). Gzip-compressed bytes are decompressed. Coordinates are read
+/// only from an explicit [`LoadOptions::coords`]; no sibling is looked for.
+/// This is the entry point of the fuzz targets.
+pub fn load_bytes(name: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> Result<Graph> {
+    let content = if bytes.starts_with(&GZIP_MAGIC) {
+        FileBytes::Owned { bytes: inflate(name, bytes, Expect::Graph(Some(format)))?, compressed: true }
+    } else {
+        FileBytes::Borrowed(bytes)
+    };
+    parse_and_build(name, content, format, opts.coords.as_deref(), opts)
+}
+
+/// Applies weights and symmetrization to a graph read from the binary format.
+fn finish_binary(graph: Graph, opts: &LoadOptions) -> Result<Graph> {
+    let mut graph = if opts.symmetrize { dedup_edges(&symmetrize(&graph)) } else { graph };
+    crate::weights::apply(&mut graph, &opts.weights)?;
+    Ok(graph)
+}
+
+/// Parses a text format, releases the bytes, then builds and weights the CSR.
+fn parse_and_build(
+    path: &Path,
+    content: FileBytes<'_>,
+    format: Format,
+    coords_path: Option<&Path>,
+    opts: &LoadOptions,
+) -> Result<Graph> {
+    let release = |parsed: usize| content.release_before(parsed);
+    let resident_input = if content.is_mapped() { 0 } else { content.bytes().len() as u64 };
+    let ropts = ReadOptions {
+        keep_weights: opts.weights == WeightSpec::Keep,
+        remap_ids: opts.remap_ids,
+        one_based: opts.one_based,
+        progress: opts.progress.as_deref(),
+        release: Some(&release),
+        plan: ReadPlan {
+            load: LoadPlan { resident_input, text: true, ..plan(opts) },
+            coords: coords_path.is_some(),
+        },
+    };
+    let bytes = content.bytes();
+    let mut el = match format {
+        Format::DimacsGr => read::dimacs::read(path, bytes, &ropts)?,
+        Format::Snap => read::edgelist::read(path, bytes, Flavor::Snap, &ropts)?,
+        Format::EdgeList => read::edgelist::read(path, bytes, Flavor::Plain, &ropts)?,
+        Format::MatrixMarket => read::mtx::read(path, bytes, &ropts)?,
+        Format::Metis => read::metis::read(path, bytes, &ropts)?,
+        Format::Binary => {
+            check_binary(path, bytes, resident_input, opts)?;
+            let graph = crate::binary::from_bytes(path, bytes)?;
+            drop(content);
+            return finish_binary(graph, opts);
+        }
+    };
+    drop(content);
+    if let Some(cp) = coords_path {
+        el.coords = Some(load_coords(cp, el.num_vertices)?);
+    }
+    let mut graph = if opts.symmetrize { symmetrize_edge_list(el)? } else { el.into_graph()? };
+    crate::weights::apply(&mut graph, &opts.weights)?;
+    Ok(graph)
+}
+
+/// The load plan of `opts` for [`memory::load_need`] (input residency and
+/// text-ness filled in by the caller).
+fn plan(opts: &LoadOptions) -> LoadPlan {
+    LoadPlan {
+        symmetrize: opts.symmetrize,
+        reweight: opts.weights != WeightSpec::Keep,
+        working: opts.working_memory,
+        ..LoadPlan::default()
+    }
+}
+
+/// Checks the memory of loading the `.ordo` image whose header starts
+/// `bytes` (a malformed header is left to the loader to report).
+fn check_binary(path: &Path, bytes: &[u8], resident_input: u64, opts: &LoadOptions) -> Result<()> {
+    let Some((shape, len)) = crate::binary::announced(bytes) else { return Ok(()) };
+    if len != bytes.len() as u64 {
+        return Ok(()); // truncated or too long: the loader says so
+    }
+    let plan = LoadPlan { resident_input, ..plan(opts) };
+    let need = memory::load_need(&shape, &plan).saturating_add(resident_input);
+    memory::check(need, || memory::load_phrase(shape.n, shape.m, &plan))
+        .map_err(|e| GraphError::binary(path, 16, e.to_string()))
+}

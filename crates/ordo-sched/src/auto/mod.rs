@@ -54,7 +54,7 @@ use stash::{Batch, Shared, Take, ThreadShared, NO_WANT, WANT_ANY};
 
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::sync::Ordering;
-use crate::{Handle, Prio, SchedReport, Scheduler, Trace};
+use crate::{Handle, Prio, PrivateTasks, SchedReport, Scheduler, Trace};
 
 /// Default wanted tasks per bucket.
 pub const DEFAULT_DENSITY: u64 = 16;
@@ -262,7 +262,9 @@ impl<T: Send> AutoHandle<'_, T> {
             return;
         }
         let shared = &self.sched.shared;
+        crate::probe::write(&shared.threads[self.tid].want);
         shared.threads[self.tid].want.store(want, Ordering::Relaxed);
+        crate::probe::write(&*shared.wanting);
         if self.want == NO_WANT {
             shared.wanting.fetch_add(1, Ordering::Relaxed);
         } else if want == NO_WANT {
@@ -289,6 +291,7 @@ impl<T: Send> AutoHandle<'_, T> {
         }
         let (mut asked, mut starving) = (false, false);
         for (i, t) in self.sched.shared.threads.iter().enumerate() {
+            crate::probe::read(&t.want);
             let want = t.want.load(Ordering::Relaxed);
             if i != self.tid && want != NO_WANT {
                 asked |= want > self.level;
@@ -329,6 +332,7 @@ impl<T: Send> AutoHandle<'_, T> {
     /// decision.
     fn on_transition(&mut self, skipped: u64) {
         let pops = self.ctl.total_pops();
+        crate::probe::write(&self.me().pops);
         self.me().pops.store(pops, Ordering::Relaxed);
         if let Some(shift) =
             self.ctl.on_transition(skipped, self.buckets.shift(), self.buckets.len(), self.buckets.counts)
@@ -340,7 +344,10 @@ impl<T: Send> AutoHandle<'_, T> {
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| i != self.tid)
-                .map(|(_, t)| t.pops.load(Ordering::Relaxed))
+                .map(|(_, t)| {
+                    crate::probe::read(&t.pops);
+                    t.pops.load(Ordering::Relaxed)
+                })
                 .sum();
             self.sched.record(self.tid, others + pops, shift);
         }
@@ -351,15 +358,14 @@ impl<T: Send> AutoHandle<'_, T> {
     /// waits (a bounded spin), taking work as soon as some is visible.
     /// Returns true if work was taken.
     fn wait_for_others(&mut self, next: Prio, slack: u64) -> bool {
+        crate::probe::write(&self.me().level);
         self.me().level.store(next, Ordering::Relaxed);
         let bound = next.saturating_sub(slack.saturating_mul(1 << self.buckets.shift()));
         let behind = |h: &Self| {
-            h.sched
-                .shared
-                .threads
-                .iter()
-                .enumerate()
-                .any(|(i, t)| i != h.tid && t.level.load(Ordering::Relaxed) < bound)
+            h.sched.shared.threads.iter().enumerate().any(|(i, t)| {
+                crate::probe::read(&t.level);
+                i != h.tid && t.level.load(Ordering::Relaxed) < bound
+            })
         };
         if !behind(self) {
             return false;
@@ -414,6 +420,7 @@ impl<T: Send> AutoHandle<'_, T> {
             let level = self.buckets.level();
             if self.buckets.take_current(&mut self.spare) {
                 self.level = level;
+                crate::probe::write(&self.me().level);
                 self.sched.shared.threads[self.tid].level.store(level, Ordering::Relaxed);
                 if self.spare.len() <= SMALL_BUCKET {
                     std::mem::swap(&mut self.popbuf, &mut self.spare);
@@ -439,6 +446,7 @@ impl<T: Send> AutoHandle<'_, T> {
                     // `take_from_others(peek_level = MAX)` above looked
                     // everywhere and found nothing: no work at all.
                     self.set_want(WANT_ANY);
+                    crate::probe::write(&self.me().level);
                     self.me().level.store(Prio::MAX, Ordering::Relaxed);
                     return None;
                 }
@@ -473,6 +481,7 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
     #[inline(always)]
     fn pop(&mut self) -> Option<(Prio, T)> {
         if self.multi {
+            crate::probe::read(&*self.sched.shared.wanting);
             if self.sched.shared.wanting.load(Ordering::Relaxed) != 0 && self.want == NO_WANT {
                 self.serve();
             }
@@ -491,6 +500,13 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
 
     fn flush(&mut self) {
         self.publish_all();
+    }
+
+    /// The buckets and the overflow are unpublished; `popbuf` holds tasks
+    /// claimed from this thread's pile (or a current bucket of at most
+    /// [`SMALL_BUCKET`] tasks).
+    fn private_tasks(&self) -> PrivateTasks {
+        PrivateTasks { unpublished: self.buckets.len(), claimed: self.popbuf.len() }
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {

@@ -69,6 +69,7 @@ impl<T> Pile<T> {
     /// Number of tasks, as last published.
     #[inline]
     pub(crate) fn len_hint(&self) -> usize {
+        crate::probe::read(self);
         self.len.load(Ordering::Acquire)
     }
 
@@ -82,6 +83,7 @@ impl<T> Pile<T> {
     /// empty (when the pile was empty the two vectors are swapped, so the
     /// caller gets the pile's old allocation back).
     pub(crate) fn publish(&self, tasks: &mut Vec<(Prio, T)>, level: Prio) {
+        crate::probe::write(self);
         let mut pile = lock(&self.tasks);
         if pile.is_empty() {
             std::mem::swap(&mut *pile, tasks);
@@ -100,6 +102,7 @@ impl<T> Pile<T> {
         if self.len_hint() == 0 {
             return Take::Empty;
         }
+        crate::probe::write(self);
         let mut pile = if wait {
             lock(&self.tasks)
         } else {
@@ -140,6 +143,7 @@ impl<T> Stash<T> {
     /// Number of batches, as last published.
     #[inline]
     pub(crate) fn len_hint(&self) -> usize {
+        crate::probe::read(self);
         self.len.load(Ordering::Acquire)
     }
 
@@ -158,6 +162,7 @@ impl<T> Stash<T> {
     /// Publishes a batch (waits for the lock: a taker holds it for a few
     /// instructions).
     pub(crate) fn put(&self, batch: Batch<T>) {
+        crate::probe::write(self);
         let mut batches = lock(&self.batches);
         batches.push(batch);
         self.publish_hints(&batches);
@@ -168,6 +173,7 @@ impl<T> Stash<T> {
         if self.len_hint() == 0 {
             return Take::Empty;
         }
+        crate::probe::write(self);
         let Ok(mut batches) = self.batches.try_lock() else {
             return Take::Busy;
         };

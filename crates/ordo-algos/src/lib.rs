@@ -97,8 +97,8 @@ pub use error::AlgoError;
 pub use sssp::verify::{check_fixpoint, compare_exact, summarize, Summary};
 pub use sssp::{dijkstra, sssp, Reference, UNREACHED_DIST};
 
-/// `tasks` executed divided by the vertices the exact-order baseline settled
-/// (design.md §4); 1.0 means no wasted work. `NaN`-free: an empty baseline
+/// `tasks` executed divided by the vertices the exact-order baseline settled;
+/// 1.0 means no wasted work. `NaN`-free: an empty baseline
 /// (no vertex settled) gives 0.
 pub fn work_increase(tasks: u64, settled_by_reference: u64) -> f64 {
     if settled_by_reference == 0 {

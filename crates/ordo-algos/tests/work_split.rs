@@ -1,4 +1,4 @@
-//! The good / useless work split (issue #5, PMOD paper §3.1 Table 1) on real
+//! The good / useless work split (PMOD paper §3.1 Table 1) on real
 //! runs: SSSP and BFS on a road-like and an R-MAT graph, schedulers strict,
 //! obim, pmod and smq, 1 and 2 threads, with and without cycle timing.
 //!

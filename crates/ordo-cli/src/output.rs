@@ -15,3 +15,9 @@ pub(crate) fn write_file(
     ordo_graph::output::write_atomically(path, |w| write(w))?;
     Ok(())
 }
+
+/// Writes `contents` to `path`, atomically (module docs): summaries and plan
+/// copies are never seen half-written, even by a reader running alongside.
+pub(crate) fn write_text(path: &Path, contents: impl AsRef<[u8]>) -> anyhow::Result<()> {
+    write_file(path, |w| w.write_all(contents.as_ref()))
+}

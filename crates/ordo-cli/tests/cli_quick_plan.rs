@@ -1,4 +1,4 @@
-//! Smoke test of the checked-in `bench/quick.toml` (issue #6): a fresh clone
+//! Smoke test of the checked-in `bench/quick.toml`: a fresh clone
 //! runs `ordo bench --plan bench/quick.toml --out DIR && ordo plot DIR`, and
 //! every file the two commands promise exists and is well formed.
 //!

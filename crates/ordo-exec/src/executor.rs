@@ -95,7 +95,7 @@ fn run_task<T, H, F, const TIMED: bool>(
     op(prio, task, ctx);
     let task_cycles = c.lap::<TIMED>();
     c.cycles.task += task_cycles;
-    // The task's note (issue #5, good vs useless work) gets the same cycles.
+    // The task's note (good vs useless work) gets the same cycles.
     ctx.end_task(task_cycles);
     c.tasks += 1;
     let mut pushed = 0;

@@ -4,8 +4,7 @@
 //! The Multi-Queue papers use d-ary heaps because a wider node makes the heap
 //! shallower and sift-down scans `d` children that share cache lines
 //! (stealing-multiqueue-2021 §4: "sequential d-ary heaps (typically, with
-//! parameter d = 4)"; the classic MQ artifact uses d = 8,
-//! reference-implementations §3.1). The arity is a run-time parameter.
+//! parameter d = 4)"; the classic MQ artifact uses d = 8). The arity is a run-time parameter.
 //! Only the priority is compared, so the task type needs no ordering.
 
 use crate::Prio;

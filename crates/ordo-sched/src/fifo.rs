@@ -1,7 +1,7 @@
 //! `fifo`: a chunked unordered bag that ignores priorities (baseline), and the
 //! chunked-bag machinery shared with [`crate::lifo`].
 //!
-//! This is Galois' `PerSocketChunkFIFO` (reference-implementations §1.2): a
+//! This is Galois' `PerSocketChunkFIFO` (Galois source): a
 //! thread appends to a private chunk `next` and publishes it to its socket's
 //! queue when full; it pops from a private chunk `cur`, refills `cur` with a
 //! whole chunk from the queues (own socket first, then a steal), and falls

@@ -1,6 +1,6 @@
 //! `lifo`: a chunked unordered stack that ignores priorities (baseline).
 //!
-//! Galois' `PerSocketChunkLIFO` (reference-implementations §1.2): a thread
+//! Galois' `PerSocketChunkLIFO` (Galois source): a thread
 //! pushes onto and pops from the back of its private chunk; a full chunk is
 //! published onto its socket's stack of chunks, and an empty one is replaced
 //! by the newest published chunk (own socket first, then a steal). The shared

@@ -17,7 +17,7 @@
 //!   thread keeps using the same queue and switches with probability `1/S`
 //!   per operation (so for `S` operations on average). A sticky delete pops
 //!   from its queue without comparing with another one, as in the artifact
-//!   (reference-implementations §3.2 "Prob" pop); the switch (or a failure)
+//!   (its "Prob" pop); the switch (or a failure)
 //!   does a two-choice delete whose queue becomes the new sticky one.
 //! - `numa_k=K`: a queue of another NUMA node is sampled with weight `1/K`
 //!   relative to the thread's own node's queues (§4). Queues belong to the
@@ -37,7 +37,7 @@
 //!
 //! The cached top encodes "empty" as `u64::MAX`; a task of priority
 //! `u64::MAX` is cached as `u64::MAX - 1`, so a non-empty queue never looks
-//! empty (reference-implementations §3 gotcha 1). The cache is only a hint:
+//! empty. The cache is only a hint:
 //! every removal re-checks the heap under its lock.
 
 use std::marker::PhantomData;

@@ -1,6 +1,6 @@
 //! Unordered parallel A* on any scheduler: the shortest path from a source
 //! to one target, tasks ordered by `f = g + h` (PMOD paper §5.3, "A*"; the
-//! SMQ artifact's astar, reference-implementations.md).
+//! SMQ artifact's astar).
 //!
 //! # The algorithm
 //! It is [`sssp()`](crate::sssp::sssp) with two changes. Every vertex holds an atomic

@@ -1,7 +1,7 @@
 //! The sequential reference of A*: Dijkstra's algorithm from the source,
 //! stopped when the target is settled. Its distance is exact, and the number
 //! of vertices it settled is the exact-order task count, the denominator of
-//! A*'s `work_increase` (design.md §4).
+//! A*'s `work_increase`.
 
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
 //! Parallel Boruvka on any scheduler: the MST application of the PMOD paper
 //! (pmod-priority-scheduling-sc19 §5.3), after the artifact's
-//! `boruvka-merge` (reference-implementations.md §3, "Apps and priorities").
+//! `boruvka-merge`.
 //!
 //! # The algorithm
 //! Vertices are grouped into components by a union-find whose parent
@@ -336,7 +336,7 @@ pub fn boruvka(
 pub struct ExactOrderRun {
     /// The forest it found (equal to Kruskal's).
     pub forest: SpanningForest,
-    /// Tasks executed: the `work_increase` baseline of MST (design.md §4).
+    /// Tasks executed: the `work_increase` baseline of MST.
     pub tasks: u64,
     /// Of which stale (absorbed roots, repeated finishes).
     pub stale_tasks: u64,

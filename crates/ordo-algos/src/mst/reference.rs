@@ -9,53 +9,9 @@
 
 use std::time::Instant;
 
-use ordo_graph::VertexId;
+use ordo_graph::UnionFind;
 
 use super::{MsfEdge, SpanningForest, UndirectedGraph};
-
-/// A sequential union-find with union by size and path halving
-/// (`O(α(n))` amortised per operation).
-#[derive(Clone, Debug)]
-pub(crate) struct UnionFind {
-    parent: Vec<VertexId>,
-    size: Vec<u32>,
-}
-
-impl UnionFind {
-    /// `n` singleton sets.
-    pub(crate) fn new(n: usize) -> Self {
-        UnionFind { parent: (0..n as VertexId).collect(), size: vec![1; n] }
-    }
-
-    /// The representative of `x`'s set.
-    #[inline]
-    pub(crate) fn find(&mut self, mut x: VertexId) -> VertexId {
-        loop {
-            let p = self.parent[x as usize];
-            if p == x {
-                return x;
-            }
-            let gp = self.parent[p as usize];
-            self.parent[x as usize] = gp;
-            x = gp;
-        }
-    }
-
-    /// Joins the sets of `a` and `b`; `false` when they were already one.
-    #[inline]
-    pub(crate) fn union(&mut self, a: VertexId, b: VertexId) -> bool {
-        let (mut ra, mut rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return false;
-        }
-        if self.size[ra as usize] < self.size[rb as usize] {
-            std::mem::swap(&mut ra, &mut rb);
-        }
-        self.parent[rb as usize] = ra;
-        self.size[ra as usize] += self.size[rb as usize];
-        true
-    }
-}
 
 /// The result of one [`kruskal`] run.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,8 +5,8 @@
 //! With the strict total order of [`MsfEdge`] the MSF is unique, so two
 //! correct results are *equal*: same weight, same edge count, same edges.
 
-use super::reference::UnionFind;
 use super::{MsfEdge, SpanningForest, UndirectedGraph};
+use ordo_graph::UnionFind;
 
 /// A spanning forest that is wrong, with the first fact that shows it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -30,7 +30,7 @@ pub struct SequentialRun {
 /// The same operator as [`pagerank`] run on one thread with an exact
 /// priority queue (a binary heap; equal priorities in FIFO order): the
 /// exact-order execution whose task count is the denominator of
-/// `work_increase` (design.md §4) for PR and PR-D.
+/// `work_increase` for PR and PR-D.
 ///
 /// # Errors
 /// As [`pagerank`].

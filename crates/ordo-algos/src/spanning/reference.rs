@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use ordo_graph::VertexId;
 
 use super::Undirected;
-use crate::mst::reference::UnionFind;
+use ordo_graph::UnionFind;
 
 /// Marks "no parent yet".
 const UNSET: VertexId = VertexId::MAX;

@@ -1,7 +1,7 @@
 //! Unordered single-source shortest paths on any scheduler: the task-based
 //! algorithm of Figure 1b of the PMOD paper (pmod-priority-scheduling-sc19
-//! §2.1), with the Lonestar operator details (reference-implementations.md
-//! §1.5).
+//! §2.1), with the Lonestar operator details (Lonestar
+//! `sssp`).
 //!
 //! # The algorithm
 //! Every vertex holds an atomic distance, initially unreachable. A task is a

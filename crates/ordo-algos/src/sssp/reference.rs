@@ -2,7 +2,7 @@
 //!
 //! They serve twice: as the exact answer every parallel run is verified
 //! against, and as the physical speed bar (`vs_seq` = reference time /
-//! parallel time, design.md §4). Dijkstra is therefore written for speed:
+//! parallel time). Dijkstra is therefore written for speed:
 //! flat CSR slices, no allocation per edge, and a 4-ary min-heap with lazy
 //! deletion, whose shallower tree halves the levels a pop sifts through
 //! compared with a binary heap while the four children of a node share a

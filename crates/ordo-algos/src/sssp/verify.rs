@@ -1,7 +1,7 @@
 //! Verification of SSSP and BFS results: exact comparison with a sequential
 //! reference, the Lonestar fixpoint check, and the checksums (reached, max,
 //! sum of distances) that Lonestar prints and that different implementations
-//! can compare (reference-implementations.md §1.5, §7.4).
+//! can compare (Lonestar's `sssp` and the GAPBS verifier).
 
 use std::fmt;
 

@@ -107,10 +107,10 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
         eprintln!("resume: {skipped} of {} configurations already complete", configs.len());
     }
 
-    std::fs::write(out.join("plan.toml"), &plan.text).context("cannot write plan.toml")?;
+    crate::output::write_text(&out.join("plan.toml"), &plan.text)?;
     let machine = Machine::detect();
     let machine_json = serde_json::to_value(&machine)?;
-    std::fs::write(out.join("machine.json"), serde_json::to_string_pretty(&machine_json)? + "\n")
+    crate::output::write_text(&out.join("machine.json"), serde_json::to_string_pretty(&machine_json)? + "\n")
         .context("cannot write machine.json")?;
 
     // The first Ctrl-C cancels the run in progress (it is not recorded) and

@@ -221,7 +221,7 @@ pub(crate) fn write(dir: &Path) -> anyhow::Result<usize> {
         csv.push('\n');
     }
     let path = dir.join("summary.csv");
-    std::fs::write(&path, csv).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::output::write_text(&path, csv)?;
 
     let mut md = String::from("# Benchmark summary\n\n");
     let _ = writeln!(
@@ -290,7 +290,7 @@ pub(crate) fn write(dir: &Path) -> anyhow::Result<usize> {
         md.push('\n');
     }
     let path = dir.join("summary.md");
-    std::fs::write(&path, md).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::output::write_text(&path, md)?;
     Ok(rows.len())
 }
 

@@ -178,8 +178,7 @@ pub(super) fn write(runs_path: &Path, out: &Path, formats: &[Format]) -> anyhow:
     }
     if !runs.is_empty() {
         let path = out.join("sim.md");
-        std::fs::write(&path, markdown(&runs))
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::write_text(&path, markdown(&runs))?;
     }
     Ok(written)
 }

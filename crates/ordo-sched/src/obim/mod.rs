@@ -1,5 +1,5 @@
 //! `obim` ("ordered by integer metric"), faithful to the PMOD paper §2.2 and
-//! Galois' `OrderedByIntegerMetric` (reference-implementations §1.1): one bag
+//! Galois' `OrderedByIntegerMetric` (Galois source): one bag
 //! per priority `p >> delta`, each bag a set of per-socket FIFO queues of
 //! chunks; a thread buffers pushes in a private chunk per bag, pops whole
 //! chunks, keeps working on its current bag until it is empty, and finds bags

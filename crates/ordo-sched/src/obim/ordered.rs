@@ -1,7 +1,6 @@
 //! The machinery shared by `obim` and `pmod`: one bag per priority key,
 //! found through a per-thread cached copy of a global, append-only log of
-//! bags (PMOD paper §2.2; Galois `OrderedByIntegerMetric`,
-//! reference-implementations §1.1).
+//! bags (PMOD paper §2.2; Galois `OrderedByIntegerMetric`).
 //!
 //! # Structure
 //! - **Global log** (`Ordered::log`): every bag ever created, in creation
@@ -19,7 +18,7 @@
 //!   unpublished push chunk), then scans its local map in key order from the
 //!   back-scan bound (a *slow pop*, PMOD's synchronising dequeue). A push to a
 //!   more urgent key switches the current bag to it at once.
-//! - **Back-scan prevention** (BSP, reference-implementations §1.1): each
+//! - **Back-scan prevention** (BSP, as in Galois): each
 //!   thread's `scanStart` is a lower bound of the keys where it may have left
 //!   work; it is lowered by pushes and raised to the bag where a slow pop
 //!   succeeds. A socket leader scans from the minimum over all threads, any

@@ -10,8 +10,8 @@
 //! epoch, a thread that sees a new epoch zeroes its counters before its next
 //! count, and the aggregation skips slots still tagged with an old epoch. No
 //! thread ever writes another thread's counters, and no thread is stopped
-//! (unlike the artifact's broken lock-all, reference-implementations §2
-//! gotcha 1). Counts read mid-update are approximate; any lmf is correct, only
+//! (unlike the PMOD artifact, which locks every
+//! thread's counters to aggregate them). Counts read mid-update are approximate; any lmf is correct, only
 //! the quality of the schedule depends on it.
 //!
 //! # Who checks, and when

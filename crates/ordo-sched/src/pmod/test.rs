@@ -12,7 +12,7 @@ use crate::spec::SchedulerSpec;
 use crate::topology::Topology;
 use crate::{Handle, Scheduler};
 
-/// The paper's order (§4.2, reference-implementations §2), on raw priorities.
+/// The paper's order (§4.2, as the PMOD artifact sorts), on raw priorities.
 fn paper_cmp((k1, d1): (u64, u32), (k2, d2): (u64, u32)) -> CmpOrdering {
     let s = d1.max(d2);
     (k1 >> s).cmp(&(k2 >> s)).then(d1.cmp(&d2))

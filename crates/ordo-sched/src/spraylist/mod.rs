@@ -1,6 +1,5 @@
 //! `spraylist`: the SprayList (Alistarh, Kopinsky, Li, Shavit, PPoPP'15;
-//! summarised in pmod-priority-scheduling-sc19 §2.2 and
-//! reference-implementations §4): a lock-free skip list whose delete-min is a
+//! summarised in pmod-priority-scheduling-sc19 §2.2): a lock-free skip list whose delete-min is a
 //! random *spray* walk, so that concurrent deletes spread over the first
 //! roughly `p·log³p` tasks instead of all fighting for the minimum.
 //!

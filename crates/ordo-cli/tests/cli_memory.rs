@@ -50,7 +50,7 @@ fn a_tiny_file_announcing_a_huge_graph_is_refused() {
     let big = dir.path().join("big.gr");
     // 26 bytes announcing 10^9 vertices: 8 GB of offsets.
     std::fs::write(&big, "p sp 1000000000 1\na 1 2 3\n").unwrap();
-    let e = refused("1G", &["run", "sssp", "--graph", s(&big)]);
+    let e = refused("1G", &["convert", s(&big), s(&dir.path().join("big.ordo"))]);
     assert_eq!(
         e,
         format!(
@@ -59,6 +59,12 @@ fn a_tiny_file_announcing_a_huge_graph_is_refused() {
             big.display()
         )
     );
+    // A run counts its own per-vertex state (SSSP: 16 bytes), and with
+    // --verify the reference's too (24 more), before loading anything.
+    let e = refused("20G", &["run", "sssp", "--graph", s(&big)]);
+    assert!(e.ends_with(":1: loading and processing a graph of 1000000000 vertices and 1 edges needs about 24.0 GB of memory, more than the 20.0 GB available (ORDO_MEMORY_LIMIT=20G)"), "{e}");
+    let e = refused("30G", &["run", "sssp", "--graph", s(&big), "--verify"]);
+    assert!(e.contains("needs about 48.0 GB of memory"), "{e}");
     // The same through gzip, and for the other header formats.
     let big_gz = dir.path().join("big.gr.gz");
     std::fs::write(&big_gz, gz(b"p sp 1000000000 1\na 1 2 3\n")).unwrap();

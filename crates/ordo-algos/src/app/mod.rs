@@ -38,6 +38,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use ordo_exec::{ExecOptions, Pool, RunStats};
+use ordo_graph::memory::WorkingMemory;
 use ordo_graph::Graph;
 use ordo_sched::SchedulerSpec;
 use serde_json::Value;
@@ -199,6 +200,14 @@ pub trait Algorithm: Sized + Send + Sync + 'static {
     /// microbenchmark) is prepared on the empty graph: `ordo run` takes no
     /// `--graph`/`--gen` for it, and a plan gives it an input `none = true`.
     const NEEDS_GRAPH: bool = true;
+    /// Memory a run needs beyond the graph, per vertex and per edge (its
+    /// per-vertex state, a symmetrized or oriented copy), an estimate that a
+    /// front end passes to the loader so that a graph which loads but could
+    /// not then be processed is refused before loading, in one line.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 16, per_edge: 0 };
+    /// Memory the sequential reference and the verification need beyond
+    /// the graph, when the run is verified.
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 0 };
     /// How a run is scheduled.
     type Strategy: Strategy;
     /// The strategy used when none is given.
@@ -399,6 +408,10 @@ pub struct AppInfo {
     pub out_format: &'static str,
     /// [`Algorithm::NEEDS_GRAPH`].
     pub needs_graph: bool,
+    /// [`Algorithm::RUN_MEMORY`].
+    pub run_memory: WorkingMemory,
+    /// [`Algorithm::REFERENCE_MEMORY`].
+    pub reference_memory: WorkingMemory,
     /// [`Strategy::FLAG`] of its strategy.
     pub strategy_flag: &'static str,
     /// [`Strategy::VALUE_NAME`] of its strategy.
@@ -438,12 +451,29 @@ impl AppInfo {
             cycles: A::CYCLES,
             out_format: A::OUT_FORMAT,
             needs_graph: A::NEEDS_GRAPH,
+            run_memory: A::RUN_MEMORY,
+            reference_memory: A::REFERENCE_MEMORY,
             strategy_flag: <A::Strategy as Strategy>::FLAG,
             strategy_value_name: <A::Strategy as Strategy>::VALUE_NAME,
             strategy_help: <A::Strategy as Strategy>::HELP,
             default_strategy: A::DEFAULT_STRATEGY,
             prepare: prepare_boxed::<A>,
             check_strategy: canonical_strategy::<A>,
+        }
+    }
+
+    /// The memory beyond the graph of one run, with its verification when
+    /// `verify` (both are alive at once: the run's result is compared with
+    /// the reference's).
+    pub fn working_memory(&self, verify: bool) -> WorkingMemory {
+        let run = self.run_memory;
+        if !verify {
+            return run;
+        }
+        let reference = self.reference_memory;
+        WorkingMemory {
+            per_vertex: run.per_vertex.saturating_add(reference.per_vertex),
+            per_edge: run.per_edge.saturating_add(reference.per_edge),
         }
     }
 

@@ -30,6 +30,7 @@ use crate::app::params::{NEST, SEED, SOURCES};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::loop_runner::{LoopRunner, LoopSpec};
 use crate::pr_pull::app::loop_run;
+use ordo_graph::memory::WorkingMemory;
 
 /// How the source loop and the searches share the threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +96,9 @@ impl Algorithm for Bc {
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str =
         "`vertex value` per line (0-based; networkx betweenness_centrality(G, normalized=False) of the DiGraph)";
+    /// Per-source BFS state (distances, path counts, dependencies).
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 64, per_edge: 0 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 0 };
     type Strategy = LoopSpec;
     const DEFAULT_STRATEGY: &'static str = "striped:batch=32";
     type Output = BcResult;

@@ -13,6 +13,7 @@ use crate::app::params::{CLASSIFY, SOURCE};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::sssp::app::{path_run, reference_run, verify_labels, with_task_log, write_labels, VALUES_OUT};
 use crate::sssp::verify::EdgeCost;
+use ordo_graph::memory::WorkingMemory;
 
 /// Breadth-first search levels from one source (priority = level).
 pub struct Bfs {
@@ -28,6 +29,9 @@ impl Algorithm for Bfs {
     const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY];
     const CYCLES: bool = true;
     const OUT_FORMAT: &'static str = VALUES_OUT;
+    /// Levels and the frontier.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
     type Strategy = SchedulerSpec;
     const DEFAULT_STRATEGY: &'static str = "pmod";
     type Output = Vec<u32>;

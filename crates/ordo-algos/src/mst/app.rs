@@ -32,6 +32,7 @@ use serde_json::json;
 
 use super::{SpanningForest, UndirectedGraph};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
+use ordo_graph::memory::WorkingMemory;
 
 /// The minimum spanning forest of the symmetrized input.
 pub struct Mst {
@@ -46,6 +47,9 @@ impl Algorithm for Mst {
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = true;
     const OUT_FORMAT: &'static str = "`u v weight` per forest edge (0-based, u < v, sorted by (u, v))";
+    /// Component state and the undirected edge list; Kruskal sorts every edge.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 24 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 16 };
     type Strategy = SchedulerSpec;
     const DEFAULT_STRATEGY: &'static str = "pmod";
     type Output = SpanningForest;

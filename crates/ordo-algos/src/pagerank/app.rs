@@ -29,6 +29,7 @@ use serde_json::json;
 use super::{PageRank, PageRankParams, PowerIteration, SequentialRun};
 use crate::app::params::{ALPHA, TOLERANCE};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
+use ordo_graph::memory::WorkingMemory;
 
 /// What the reference step computes.
 pub struct PageRankReference {
@@ -64,6 +65,9 @@ impl<const FINE: bool> Algorithm for PageRankApp<FINE> {
     const CYCLES: bool = true;
     const OUT_FORMAT: &'static str =
         "`vertex rank` per line (0-based; shortest decimal that parses back to the same f64)";
+    /// Ranks and residuals; power iteration keeps two rank vectors.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 0 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 0 };
     type Strategy = SchedulerSpec;
     const DEFAULT_STRATEGY: &'static str = "pmod";
     type Output = PageRank;

@@ -25,6 +25,7 @@ use super::{PrPullParams, PrPullResult, Stop, DEFAULT_DAMPING, DEFAULT_MAX_ITERA
 use crate::app::params::{ALPHA, ITERATIONS, TOLERANCE};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::loop_runner::{LoopRunner, LoopSpec};
+use ordo_graph::memory::WorkingMemory;
 
 /// The default number of iterations without a tolerance.
 pub const DEFAULT_ITERATIONS: u32 = 20;
@@ -55,6 +56,9 @@ impl Algorithm for PrPull {
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str =
         "`vertex rank` per line (0-based; ranks sum to at most 1; shortest decimal that parses back to the same f64)";
+    /// The transposed graph and two rank vectors.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 4 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 16, per_edge: 0 };
     type Strategy = LoopSpec;
     const DEFAULT_STRATEGY: &'static str = "striped:batch=32";
     type Output = PrPullResult;

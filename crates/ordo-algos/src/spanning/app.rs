@@ -29,6 +29,7 @@ use serde_json::json;
 
 use super::{reference, simple, verify, with_rayon, BatchPolicy, SpanOptions, SpanRun, Undirected};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv, Strategy};
+use ordo_graph::memory::WorkingMemory;
 
 /// How a spanning-forest run is computed: the `--batch` flag.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -231,6 +232,9 @@ impl Algorithm for SpanDfs {
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
+    /// The undirected copy and the parents.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 8 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
     type Strategy = SpanStrategy;
     const DEFAULT_STRATEGY: &'static str = "adaptive";
     type Output = Vec<VertexId>;
@@ -269,6 +273,9 @@ impl Algorithm for SpanBfs {
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
+    /// The undirected copy and the parents.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 8 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
     type Strategy = SpanStrategy;
     const DEFAULT_STRATEGY: &'static str = "adaptive";
     type Output = Vec<VertexId>;

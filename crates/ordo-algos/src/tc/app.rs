@@ -20,6 +20,7 @@ use super::{Oriented, TcResult};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::loop_runner::LoopSpec;
 use crate::pr_pull::app::{loop_run, runner};
+use ordo_graph::memory::WorkingMemory;
 
 /// Triangle counting on one input.
 pub struct Tc {
@@ -34,6 +35,9 @@ impl Algorithm for Tc {
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str = "one line: the number of triangles";
+    /// The degree-oriented copy.
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 4 };
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 4 };
     type Strategy = LoopSpec;
     const DEFAULT_STRATEGY: &'static str = "striped:batch=32";
     type Output = TcResult;

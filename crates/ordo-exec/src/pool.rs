@@ -213,18 +213,26 @@ impl Pool {
         Ok(pool)
     }
 
+    /// Whether the calling thread is one of this pool's workers (a run
+    /// started from there could never begin: the pool waits for it).
+    pub fn is_own_worker(&self) -> bool {
+        WORKER_OF.with(Cell::get) == Arc::as_ptr(&self.shared) as usize
+    }
+
     /// Runs `job(i)` on every worker `i` and returns when all have returned.
     /// If jobs panicked, the first panic is re-raised here after every worker
     /// has finished.
     ///
+    /// This is the pool's one primitive: the `for_each` executor and other
+    /// runtimes built on the pool (ordo-steal's jobs) run through it.
+    ///
     /// # Panics
     /// When called from a worker of this same pool (that would deadlock), and
     /// when a job panicked.
-    pub(crate) fn broadcast(&self, job: &(dyn Fn(usize) + Sync)) {
-        let me = Arc::as_ptr(&self.shared) as usize;
+    pub fn broadcast(&self, job: &(dyn Fn(usize) + Sync)) {
         assert!(
-            WORKER_OF.with(Cell::get) != me,
-            "ordo-exec: for_each called from inside a for_each on the same pool (nested runs would deadlock)"
+            !self.is_own_worker(),
+            "ordo-exec: a run (for_each, or a job) started from a worker of the same pool (nested runs would deadlock)"
         );
         let _serial = self.broadcast_lock.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: only the lifetime bound of the trait object changes; the

@@ -225,7 +225,7 @@ fn a_panicking_frame_ends_the_job_and_the_pool_survives() {
 #[test]
 fn zero_threads_is_an_error() {
     let e = Pool::new(0).unwrap_err();
-    assert_eq!(e.to_string(), "a work-stealing pool needs at least one thread (got 0)");
+    assert_eq!(e.to_string(), "a thread pool needs at least one thread (got 0)");
     let pool = Pool::builder().threads(2).pin(false).build().unwrap();
     assert_eq!(pool.threads(), 2);
     assert!(!pool.pinned());

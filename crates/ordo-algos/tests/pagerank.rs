@@ -202,7 +202,7 @@ fn dense_graph_stress_many_concurrent_tasks_per_vertex() {
     let c = case("dense", el.into_graph().unwrap());
     let params = PageRankParams { tolerance: 1e-9, ..PageRankParams::pr_d() };
     let pool = Pool::new(4).unwrap();
-    for name in ["obim", "pmod", "smq", "mq", "spraylist", "fifo"] {
+    for name in ["obim", "pmod", "smq", "mq", "spraylist", "fifo", "auto"] {
         let spec: SchedulerSpec = name.parse().unwrap();
         for round in 0..5 {
             let (result, stats) =

@@ -49,7 +49,7 @@ fn full_fixture() -> Vec<Value> {
     let mut lines = Vec::new();
     let inputs = ["gen:road:n=1000", "/data/graphs/x.gr"];
     for (k, input) in inputs.iter().enumerate() {
-        for (s, spec) in ["obim", "pmod", "smq:p_steal=1/8,steal=4"].iter().enumerate() {
+        for (s, spec) in ["obim", "pmod", "smq:p_steal=1/8,steal=4", "auto"].iter().enumerate() {
             for threads in [1u64, 2] {
                 for rep in 0..3u64 {
                     let time = (1.0 + s as f64 + k as f64) / threads as f64 * (1.0 + 0.01 * rep as f64);
@@ -65,6 +65,10 @@ fn full_fixture() -> Vec<Value> {
                     if *spec == "pmod" {
                         l["traces"] =
                             json!({"lmf": {"x_label": "dequeues", "points": [[0, 0], [60, 1], [900, 2]]}});
+                    }
+                    if *spec == "auto" {
+                        l["traces"] =
+                            json!({"shift": {"x_label": "dequeues", "points": [[0, 0], [64, 4], [700, 3]]}});
                     }
                     lines.push(l);
                 }
@@ -149,6 +153,7 @@ fn every_plot_kind_in_both_formats_with_index() {
         "delta-delta-sssp-gen-road-n-1000-obim",
         "heatmap-smq-grid-sssp-gen-road-n-1000-smq-t2",
         "lmf",
+        "shift",
         "table5",
     ];
     let index = std::fs::read_to_string(plots.join("index.md")).unwrap();

@@ -57,6 +57,30 @@ impl Params {
         }
     }
 
+    /// A string parameter, `default` when absent.
+    pub fn take_str_or(&mut self, key: &'static str, default: &str) -> Result<String, SpecError> {
+        Ok(self.take_str(key).unwrap_or_else(|| default.to_string()))
+    }
+
+    /// An unsigned integer parameter that may be `auto`: `Ok(None)` for
+    /// `auto`, `default` when absent.
+    pub fn take_u64_or_auto(
+        &mut self,
+        key: &'static str,
+        default: Option<u64>,
+    ) -> Result<Option<u64>, SpecError> {
+        match self.take_str(key) {
+            None => Ok(default),
+            Some(v) if v == "auto" => Ok(None),
+            Some(v) => v.parse().map(Some).map_err(|_| {
+                SpecError(format!(
+                    "{}: `{key}={v}`: expected `auto` or a non-negative integer",
+                    self.scheduler
+                ))
+            }),
+        }
+    }
+
     /// A `usize` parameter, `default` when absent.
     pub fn take_usize(&mut self, key: &'static str, default: usize) -> Result<usize, SpecError> {
         self.take_u64(key, default as u64).map(|v| v as usize)
@@ -209,6 +233,7 @@ macro_rules! schedulers {
 }
 
 // Registration: one line per scheduler.
+use crate::auto::{Auto, AutoConfig};
 use crate::fifo::{ChunkedConfig, Fifo};
 use crate::lifo::Lifo;
 use crate::mq::{MqConfig, MultiQueue};
@@ -239,6 +264,8 @@ schedulers! {
     SprayList => "spraylist", SprayList, SprayConfig;
     /// Random enqueue, local dequeue (PMOD paper §2.2).
     Reld => "reld", Reld, ReldConfig;
+    /// Per-thread Δ-stepping buckets with an online-adapted width, shared on demand.
+    Auto => "auto", Auto, AutoConfig;
 }
 
 impl fmt::Display for SchedulerSpec {

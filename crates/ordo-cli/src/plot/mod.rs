@@ -17,6 +17,8 @@
 //!   a two-variable sweep, fastest cell framed (SMQ paper Fig. 1).
 //! - `lmf`: PMOD's merging factor over dequeues, one line per (app, input,
 //!   spec), the median run at its largest thread count (Table 6 as a plot).
+//! - `shift`: the same for `auto`'s bucket width (log2, the mean over the
+//!   threads at each change).
 //! - `table5` and `table5.md`: the geometric-mean closeness to the best
 //!   scheduler (PMOD paper Table 5); see [`data::table5`].
 //! - `sim-work-…`, `sim-rank-…`, `sim-invisible-…`: work increase, rank and
@@ -235,8 +237,15 @@ fn write_all(all: &[Run], timed: &[Run], out: &Path, formats: &[Format]) -> anyh
             }
         }
     }
-    if let Some(c) = lmf_chart(all) {
+    if let Some(c) = trace_chart(all, "lmf", "PMOD: lmf over the run") {
         charts.push((stems.make(&["lmf"]), "PMOD's lmf over the run (dequeues), median runs".into(), c));
+    }
+    if let Some(c) = trace_chart(all, "shift", "auto: log2 of the bucket width over the run") {
+        charts.push((
+            stems.make(&["shift"]),
+            "auto's bucket width (log2) over the run (dequeues, all threads), median runs".into(),
+            c,
+        ));
     }
     let table = data::table5(timed);
     if !table.rows.is_empty() {
@@ -512,11 +521,12 @@ fn heatmap_chart(
     }))
 }
 
-/// lmf over dequeues: per (app, input, spec), the median run at the largest
-/// thread count among runs with an lmf trace; drawn as a step function.
-fn lmf_chart(runs: &[Run]) -> Option<Chart> {
+/// A scheduler's adaptation trace `name` (PMOD's `lmf`, auto's `shift`) over
+/// dequeues: per (app, input, spec), the median run at the largest thread
+/// count among runs with that trace; drawn as a step function.
+fn trace_chart(runs: &[Run], name: &str, title: &str) -> Option<Chart> {
     let mut groups: BTreeMap<(String, String, String), Vec<&Run>> = BTreeMap::new();
-    for r in runs.iter().filter(|r| r.traces.contains_key("lmf")) {
+    for r in runs.iter().filter(|r| r.traces.contains_key(name)) {
         groups.entry((r.app.clone(), r.input.clone(), r.spec.clone())).or_default().push(r);
     }
     let mut x_label = String::from("dequeues");
@@ -524,7 +534,7 @@ fn lmf_chart(runs: &[Run]) -> Option<Chart> {
     for (i, ((app, input, spec), group)) in groups.iter().enumerate() {
         let threads = group.iter().map(|r| r.threads).max()?;
         let at: Vec<&Run> = group.iter().copied().filter(|r| r.threads == threads).collect();
-        let (label, points) = &median_run(&at)?.traces["lmf"];
+        let (label, points) = &median_run(&at)?.traces[name];
         x_label.clone_from(label);
         let mut steps = Vec::new();
         for (k, &(x, v)) in points.iter().enumerate() {
@@ -542,9 +552,9 @@ fn lmf_chart(runs: &[Run]) -> Option<Chart> {
     }
     (!lines.is_empty()).then(|| {
         Chart::Lines(LineChart {
-            title: "PMOD: lmf over the run".into(),
+            title: title.into(),
             x_label,
-            y_label: "lmf".into(),
+            y_label: name.into(),
             lines,
             integer_x: false,
             markers: false,

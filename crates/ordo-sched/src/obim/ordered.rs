@@ -101,10 +101,10 @@ pub trait Policy: Send + Sync + Sized {
     /// The bag key of a task of priority `prio`.
     fn key(&self, prio: Prio) -> Self::Key;
 
-    /// A task of priority `prio` is being pushed; `switched` says the push
-    /// moved the thread to a more urgent bag.
+    /// A task of priority `prio` is being pushed into the bag of `key`;
+    /// `switched` says the push moved the thread to a more urgent bag.
     #[inline]
-    fn on_push(&self, _tid: usize, _local: &mut Self::Local, _prio: Prio, _switched: bool) {}
+    fn on_push(&self, _tid: usize, _local: &mut Self::Local, _prio: Prio, _key: Self::Key, _switched: bool) {}
     /// A pop starts (PMOD's nDeqs).
     #[inline]
     fn on_pop_start(&self, _tid: usize, _local: &mut Self::Local) {}
@@ -112,10 +112,10 @@ pub trait Policy: Send + Sync + Sized {
     /// synchronising dequeue).
     #[inline]
     fn on_sync_pop(&self, _tid: usize, _local: &mut Self::Local) {}
-    /// A pop returned a task; `same_bag` says it came from the current bag
-    /// without a slow pop.
+    /// A pop returned a task from the bag of `key`; `same_bag` says it came
+    /// from the current bag without a slow pop.
     #[inline]
-    fn on_popped(&self, _tid: usize, _local: &mut Self::Local, _same_bag: bool) {}
+    fn on_popped(&self, _tid: usize, _local: &mut Self::Local, _key: Self::Key, _same_bag: bool) {}
     /// Adds the policy's global counters and traces.
     fn report(&self, _out: &mut SchedReport) {}
 }
@@ -487,7 +487,7 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
                 idx
             }
         };
-        self.sched.policy.on_push(self.tid, &mut self.local, prio, switched);
+        self.sched.policy.on_push(self.tid, &mut self.local, prio, key, switched);
         let slot = &mut self.slots[idx];
         let chunk = slot.push.get_or_insert_with(|| self.pool.get());
         chunk.push(prio, task);
@@ -507,11 +507,15 @@ impl<T: Send, P: Policy> Handle<T> for OrderedHandle<'_, T, P> {
     fn pop(&mut self) -> Option<(Prio, T)> {
         self.sched.policy.on_pop_start(self.tid, &mut self.local);
         if let Some(item) = self.pop_current() {
-            self.sched.policy.on_popped(self.tid, &mut self.local, true);
+            if let Some((_, key)) = self.current {
+                self.sched.policy.on_popped(self.tid, &mut self.local, key, true);
+            }
             return Some(item);
         }
         let item = self.slow_pop()?;
-        self.sched.policy.on_popped(self.tid, &mut self.local, false);
+        if let Some((_, key)) = self.current {
+            self.sched.policy.on_popped(self.tid, &mut self.local, key, false);
+        }
         Some(item)
     }
 

@@ -110,7 +110,6 @@ pub fn unmerge_check(w: &Window, lmf: u32, same_group_pops: u64, cfg: &PmodConfi
 }
 
 /// One thread's counters as seen by the checker.
-#[derive(Default)]
 struct SharedCounters {
     epoch: AtomicU64,
     deqs: AtomicU64,
@@ -120,10 +119,29 @@ struct SharedCounters {
     max_b: AtomicU64,
     /// Successful pops since the start (never reset): the trace's x axis.
     total_pops: AtomicU64,
+    /// Per merging factor exponent, this thread's pushes minus its pops of
+    /// tasks with that key exponent (an `i64` in two's complement; the sum
+    /// over threads is the number queued). Read by the unmerge guard.
+    net: [AtomicU64; MAX_LMF as usize + 1],
+}
+
+impl Default for SharedCounters {
+    fn default() -> Self {
+        SharedCounters {
+            epoch: AtomicU64::new(0),
+            deqs: AtomicU64::new(0),
+            sync_deqs: AtomicU64::new(0),
+            enqs: AtomicU64::new(0),
+            min_b: AtomicU64::new(0),
+            max_b: AtomicU64::new(0),
+            total_pops: AtomicU64::new(0),
+            net: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
 }
 
 /// A thread's PMOD state, kept in its handle.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PmodLocal {
     epoch: u64,
     window: Window,
@@ -132,6 +150,21 @@ pub struct PmodLocal {
     same_group_pops: u64,
     /// Dequeues since this thread last tried to check.
     since_attempt: u64,
+    /// Pushes minus pops per key exponent (see `SharedCounters::net`).
+    net: [i64; MAX_LMF as usize + 1],
+}
+
+impl Default for PmodLocal {
+    fn default() -> Self {
+        PmodLocal {
+            epoch: 0,
+            window: Window::default(),
+            total_pops: 0,
+            same_group_pops: 0,
+            since_attempt: 0,
+            net: [0; MAX_LMF as usize + 1],
+        }
+    }
 }
 
 /// PMOD's shared adaptive state; the [`super::Pmod`] scheduler's policy.
@@ -146,6 +179,8 @@ pub struct PmodPolicy {
     counters: Box<[CachePadded<SharedCounters>]>,
     merges: AtomicU64,
     unmerges: AtomicU64,
+    /// Unmerges the guard refused.
+    unmerges_refused: AtomicU64,
     /// (successful pops so far, lmf) at the start and at each change.
     trace: Mutex<Vec<(u64, u64)>>,
 }
@@ -163,9 +198,16 @@ impl PmodPolicy {
             counters: (0..threads).map(|_| CachePadded::new(SharedCounters::default())).collect(),
             merges: AtomicU64::new(0),
             unmerges: AtomicU64::new(0),
+            unmerges_refused: AtomicU64::new(0),
             trace: Mutex::new(vec![(0, 0)]),
             cfg,
         }
+    }
+
+    /// The order between bags of different merging factors.
+    #[inline]
+    pub fn order(&self) -> super::GroupOrder {
+        self.cfg.order
     }
 
     /// The current merging factor exponent.
@@ -209,7 +251,8 @@ impl PmodPolicy {
     }
 
     #[inline]
-    pub(crate) fn count_enq(&self, tid: usize, local: &mut PmodLocal, prio: Prio, switched: bool) {
+    pub(crate) fn count_enq(&self, tid: usize, local: &mut PmodLocal, prio: Prio, lmf: u32, switched: bool) {
+        self.count_net(tid, local, lmf, 1);
         self.sync_epoch(tid, local);
         let w = &mut local.window;
         let s = self.slot(tid);
@@ -238,8 +281,32 @@ impl PmodPolicy {
         self.slot(tid).deqs.store(local.window.deqs, Ordering::Relaxed);
     }
 
+    /// Adds `delta` to this thread's net count of tasks at key exponent
+    /// `lmf` (only kept when the unmerge guard needs it).
     #[inline]
-    pub(crate) fn count_popped(&self, tid: usize, local: &mut PmodLocal) {
+    fn count_net(&self, tid: usize, local: &mut PmodLocal, lmf: u32, delta: i64) {
+        if self.cfg.guard {
+            let l = (lmf.min(MAX_LMF)) as usize;
+            local.net[l] += delta;
+            self.slot(tid).net[l].store(local.net[l] as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether tasks pushed at a key exponent above `lmf` are still queued
+    /// (summed over threads; approximate while threads run).
+    pub(crate) fn coarser_queued(&self, lmf: u32) -> bool {
+        let mut queued = 0i64;
+        for s in self.counters.iter() {
+            for l in (lmf as usize + 1)..=(MAX_LMF as usize) {
+                queued += s.net[l].load(Ordering::Relaxed) as i64;
+            }
+        }
+        queued > 0
+    }
+
+    #[inline]
+    pub(crate) fn count_popped(&self, tid: usize, local: &mut PmodLocal, lmf: u32) {
+        self.count_net(tid, local, lmf, -1);
         local.total_pops += 1;
         local.same_group_pops += 1;
         // No probe: `count_deq` wrote this slot earlier in the same pop, so
@@ -304,7 +371,12 @@ impl PmodPolicy {
         let merged = if self.cfg.merge { merge_check(&w, lmf, &self.cfg) } else { None };
         let new = merged.or_else(|| {
             if self.cfg.unmerge {
-                unmerge_check(&w, lmf, same_group_pops, &self.cfg)
+                let new = unmerge_check(&w, lmf, same_group_pops, &self.cfg)?;
+                if self.cfg.guard && self.coarser_queued(new) {
+                    self.unmerges_refused.fetch_add(1, Ordering::Relaxed);
+                    return None;
+                }
+                Some(new)
             } else {
                 None
             }
@@ -329,6 +401,9 @@ impl PmodPolicy {
     pub(crate) fn write_report(&self, out: &mut SchedReport) {
         out.counters.push(("merges", self.merges.load(Ordering::Relaxed)));
         out.counters.push(("unmerges", self.unmerges.load(Ordering::Relaxed)));
+        if self.cfg.guard {
+            out.counters.push(("unmerges_refused", self.unmerges_refused.load(Ordering::Relaxed)));
+        }
         out.counters.push(("final_lmf", u64::from(self.lmf())));
         out.traces.push(Trace { name: "lmf", x_label: "dequeues", points: self.trace() });
     }
@@ -353,7 +428,7 @@ mod loom_tests {
                     let policy = policy.clone();
                     loom::thread::spawn(move || {
                         let mut local = PmodLocal::default();
-                        policy.count_enq(tid, &mut local, 1000 * tid as u64, false);
+                        policy.count_enq(tid, &mut local, 1000 * tid as u64, 0, false);
                         policy.count_deq(tid, &mut local);
                         policy.count_deq(tid, &mut local);
                         policy.sync_deq(tid, &mut local);

@@ -41,14 +41,33 @@ pub use adapt::{PmodLocal, PmodPolicy};
 pub const MAX_LMF: u32 = 63;
 
 /// A PMOD bag key: the block of priorities `p >> lmf` at merging factor
-/// `lmf`, stored as `(last priority of the block, lmf)` so that the derived
-/// lexicographic order is the paper's order (see the module docs).
+/// `lmf`, stored as `(edge of the block, lmf)` so that the derived
+/// lexicographic order is the wanted order: with the block's last priority
+/// as the edge it is the paper's order ([`GroupOrder::End`], see the module
+/// docs), with its first priority the [`GroupOrder::Start`] order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PmodKey {
-    /// `p | (2^lmf - 1)`: the largest priority of the block.
-    last: u64,
+    /// `p | (2^lmf - 1)` (the block's largest priority) or `p >> lmf << lmf`
+    /// (its smallest), depending on the order.
+    edge: u64,
     /// The merging factor exponent when the task was pushed.
     lmf: u32,
+}
+
+/// How bags of different merging factors are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupOrder {
+    /// The paper's order (§4.2): a block is due when its *last* priority is,
+    /// the finer block first on a tie. After an unmerge, every finer group
+    /// inside a coarse block runs before the coarse bag, whose most urgent
+    /// tasks then wait (`order=end`).
+    End,
+    /// A block is due when its *first* priority is, the finer block first on
+    /// a tie: a coarse bag runs as soon as its most urgent possible task is
+    /// due, before the finer groups inside it; after a merge the new coarse
+    /// bag runs after the finer bags at or before its start, as in the
+    /// paper's example, and before those inside it (`order=start`).
+    Start,
 }
 
 impl PmodKey {
@@ -57,12 +76,29 @@ impl PmodKey {
     #[inline]
     pub fn new(prio: Prio, lmf: u32) -> Self {
         let lmf = lmf.min(MAX_LMF);
-        PmodKey { last: prio | ((1u64 << lmf) - 1), lmf }
+        PmodKey { edge: prio | ((1u64 << lmf) - 1), lmf }
+    }
+
+    /// The key of priority `prio` pushed at merging factor exponent `lmf`
+    /// under the [`GroupOrder::Start`] order.
+    #[inline]
+    pub fn by_start(prio: Prio, lmf: u32) -> Self {
+        let lmf = lmf.min(MAX_LMF);
+        PmodKey { edge: prio >> lmf << lmf, lmf }
+    }
+
+    /// The key of `prio` at `lmf` under `order`.
+    #[inline]
+    pub fn with_order(prio: Prio, lmf: u32, order: GroupOrder) -> Self {
+        match order {
+            GroupOrder::End => PmodKey::new(prio, lmf),
+            GroupOrder::Start => PmodKey::by_start(prio, lmf),
+        }
     }
 
     /// The group index `p >> lmf`.
     pub fn group(&self) -> u64 {
-        self.last >> self.lmf
+        self.edge >> self.lmf
     }
 
     /// The merging factor exponent of the key.
@@ -97,6 +133,12 @@ pub struct PmodConfig {
     /// neighbours: 2.0 M tasks instead of 0.94 M on Slashdot), while SSSP,
     /// BFS and PR are unchanged within noise (docs/results.md).
     pub unmerge: bool,
+    /// The order between bags of different merging factors (`order`,
+    /// `end` = the paper's §4.2 order, or `start`).
+    pub order: GroupOrder,
+    /// Refuse an unmerge while tasks pushed at a coarser merging factor than
+    /// the new one are still queued (`guard`, default false).
+    pub guard: bool,
 }
 
 impl Default for PmodConfig {
@@ -110,6 +152,8 @@ impl Default for PmodConfig {
             min_queues: 16,
             merge: true,
             unmerge: false,
+            order: GroupOrder::End,
+            guard: false,
         }
     }
 }
@@ -123,24 +167,35 @@ impl SchedConfig for PmodConfig {
         let min_queues = p.take_u64("min_queues", 16)?;
         let merge = p.take_bool("merge", true)?;
         let unmerge = p.take_bool("unmerge", false)?;
+        let order = match p.take_str_or("order", "end")?.as_str() {
+            "end" => GroupOrder::End,
+            "start" => GroupOrder::Start,
+            other => return Err(SpecError(format!("pmod: `order={other}`: expected end or start"))),
+        };
+        let guard = p.take_bool("guard", false)?;
         for (name, v) in [("min_density", min_density), ("min_queues", min_queues)] {
             if v == 0 {
                 return Err(SpecError(format!("pmod: `{name}=0`: expected at least 1")));
             }
         }
-        Ok(PmodConfig { chunk, freq_global, max_pops, min_density, min_queues, merge, unmerge })
+        Ok(PmodConfig { chunk, freq_global, max_pops, min_density, min_queues, merge, unmerge, order, guard })
     }
 
     fn to_params(&self) -> String {
         format!(
-            "chunk={},freq_global={},max_pops={},min_density={},min_queues={},merge={},unmerge={}",
+            "chunk={},freq_global={},max_pops={},min_density={},min_queues={},merge={},unmerge={},order={},guard={}",
             self.chunk,
             self.freq_global,
             self.max_pops,
             self.min_density,
             self.min_queues,
             self.merge,
-            self.unmerge
+            self.unmerge,
+            match self.order {
+                GroupOrder::End => "end",
+                GroupOrder::Start => "start",
+            },
+            self.guard
         )
     }
 }
@@ -160,12 +215,12 @@ impl Policy for PmodPolicy {
 
     #[inline]
     fn key(&self, prio: Prio) -> PmodKey {
-        PmodKey::new(prio, self.lmf())
+        PmodKey::with_order(prio, self.lmf(), self.order())
     }
 
     #[inline]
-    fn on_push(&self, tid: usize, local: &mut PmodLocal, prio: Prio, switched: bool) {
-        self.count_enq(tid, local, prio, switched);
+    fn on_push(&self, tid: usize, local: &mut PmodLocal, prio: Prio, key: PmodKey, switched: bool) {
+        self.count_enq(tid, local, prio, key.lmf(), switched);
     }
 
     #[inline]
@@ -178,8 +233,8 @@ impl Policy for PmodPolicy {
     }
 
     #[inline]
-    fn on_popped(&self, tid: usize, local: &mut PmodLocal, _same_bag: bool) {
-        self.count_popped(tid, local);
+    fn on_popped(&self, tid: usize, local: &mut PmodLocal, key: PmodKey, _same_bag: bool) {
+        self.count_popped(tid, local, key.lmf());
     }
 
     fn report(&self, out: &mut SchedReport) {

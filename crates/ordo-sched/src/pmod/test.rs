@@ -220,7 +220,7 @@ fn spec_defaults_derive_from_chunk_and_round_trip() {
     let spec: SchedulerSpec = "pmod".parse().unwrap();
     assert_eq!(
         spec.to_string(),
-        "pmod:chunk=64,freq_global=0.015625,max_pops=256,min_density=64,min_queues=16,merge=true,unmerge=false"
+        "pmod:chunk=64,freq_global=0.015625,max_pops=256,min_density=64,min_queues=16,merge=true,unmerge=false,order=end,guard=false"
     );
     let spec: SchedulerSpec = "pmod:chunk=32,merge=false".parse().unwrap();
     let SchedulerSpec::Pmod(c) = &spec else { panic!("not pmod") };
@@ -232,4 +232,32 @@ fn spec_defaults_derive_from_chunk_and_round_trip() {
     assert!(e.0.contains("`min_densty`") && e.0.contains("min_density") && e.0.contains("unmerge"), "{e}");
     assert!("pmod:min_queues=0".parse::<SchedulerSpec>().is_err());
     assert!("pmod:merge=maybe".parse::<SchedulerSpec>().is_err());
+}
+
+#[test]
+fn start_order_puts_a_coarse_block_at_its_first_priority() {
+    // After an unmerge (lmf 6 -> 4) the coarse block [64, 127] holds urgent
+    // tasks: under the paper's order it runs after every finer group inside
+    // it, under the start order before them.
+    let coarse = |p| PmodKey::with_order(p, 6, GroupOrder::Start);
+    let fine = |p| PmodKey::with_order(p, 4, GroupOrder::Start);
+    assert!(coarse(64) < fine(80) && coarse(100) < fine(112));
+    assert!(fine(64) < coarse(64), "on a tie the finer block first");
+    assert!(fine(48) < coarse(64) && coarse(127) < fine(128));
+    assert!(PmodKey::new(64, 6) > PmodKey::new(80, 4), "the paper's order: the other way round");
+    assert_eq!(coarse(64), coarse(127));
+    assert_eq!(coarse(100).group(), 1);
+}
+
+#[test]
+fn the_guard_refuses_an_unmerge_while_coarser_tasks_are_queued() {
+    let cfg = PmodConfig { unmerge: true, guard: true, ..PmodConfig::default() };
+    let policy = PmodPolicy::with_config(2, cfg);
+    let (mut a, mut b) = (PmodLocal::default(), PmodLocal::default());
+    policy.count_enq(0, &mut a, 500, 6, false);
+    policy.count_enq(0, &mut a, 20, 4, false);
+    assert!(policy.coarser_queued(4) && !policy.coarser_queued(6));
+    // Thread 1 pops the coarse task: nothing above 4 is queued any more.
+    policy.count_popped(1, &mut b, 6);
+    assert!(!policy.coarser_queued(4) && policy.coarser_queued(3));
 }

@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""ordo against GAPBS, Wasp and rho-stepping on the same SSSP inputs.
+
+Commands (see bench/peers/README.md):
+  prepare  write every input of the plan once: NAME.ordo for ordo, NAME.gr (DIMACS, by
+           `ordo convert`), then each peer's binary format from that .gr with the peer's
+           own converter
+  check    run ordo (verified against Dijkstra) and each peer once per input; the
+           distances must agree: vertices reached, sum and maximum
+  tune     sweep each configurable system's parameter (one process per point), per input
+           and thread count; the best point of each family goes to the final phase
+  final    the untuned ordo configurations and the best of every family, repetitions
+           interleaved across configurations
+  table    medians (min-max) of the final phase, ratios, the goals of the plan
+
+Every run's checksum is compared with ordo's verified one; a run that differs is an error.
+Timings use each system's own algorithm timer (graph loading excluded).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def die(msg):
+    print(f"peers.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------
+# Plan
+
+
+def load_plan(path):
+    path = Path(path)
+    try:
+        plan = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        die(f"{path}: {e}")
+    settings = {
+        "threads": [1, 2],
+        "repetitions": 5,
+        "inner": 3,
+        "tune_inner": 1,
+        "timeout_s": 300,
+        **plan.get("settings", {}),
+    }
+    inputs = plan.get("input", [])
+    for i in inputs:
+        for key in ("name",):
+            if key not in i:
+                die(f"{path}: an [[input]] without `{key}`")
+        if ("gen" in i) == ("graph" in i):
+            die(f"{path}: input {i['name']}: exactly one of `gen` and `graph`")
+        if "graph" in i:
+            g = Path(i["graph"])
+            i["graph"] = str(g if g.is_absolute() else (path.parent / g).resolve())
+        i.setdefault("source", 0)
+        i.setdefault("symmetric", True)
+    families = plan.get("family", [])
+    for f in families:
+        if f.get("system") not in ("ordo", "gapbs", "wasp", "rho", "deltastar"):
+            die(f"{path}: family {f.get('name')}: system must be ordo, gapbs, wasp, rho or deltastar")
+        f.setdefault("untuned", False)
+        f.setdefault("values", [None])
+    return settings, inputs, families
+
+
+def expand_values(spec):
+    """A sweep: a list, or "pow2:A..=B" (2^A..2^B), or "A..=B[:S]" integers."""
+    if isinstance(spec, list):
+        return spec
+    m = re.fullmatch(r"(pow2:)?(\d+)\.\.=(\d+)(?::(\d+))?", str(spec))
+    if not m:
+        die(f"bad sweep `{spec}`")
+    lo, hi, step = int(m.group(2)), int(m.group(3)), int(m.group(4) or 1)
+    xs = list(range(lo, hi + 1, step))
+    return [1 << x for x in xs] if m.group(1) else xs
+
+
+# ---------------------------------------------------------------------------------------
+# Tools
+
+
+class Tools:
+    def __init__(self, args):
+        self.peers = Path(args.peers or os.environ.get("ORDO_PEERS_DIR") or REPO.parent / "peers")
+        self.ordo = Path(args.ordo or REPO / "target/release/ordo")
+        self.inputs = self.peers / "inputs"
+        self.gapbs = self.peers / "src/gapbs"
+        self.wasp = self.peers / "src/wasp"
+        self.pssp = self.peers / "src/Parallel-SSSP"
+
+    def need(self, path):
+        if not Path(path).exists():
+            die(f"{path} is missing (build: bench/peers/build.sh; ordo: cargo build --release)")
+        return str(path)
+
+
+def sh(cmd, env=None, cwd=None, timeout=None):
+    """Runs cmd; returns (returncode, stdout, stderr); timeouts give returncode None."""
+    full_env = dict(os.environ, **(env or {}))
+    try:
+        p = subprocess.run(cmd, env=full_env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return None, "", "timeout"
+
+
+def checked(cmd, **kw):
+    rc, out, err = sh(cmd, **kw)
+    if rc != 0:
+        die(f"{shlex.join(cmd)} failed ({rc}):\n{err[-2000:]}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# prepare
+
+
+def prepare(tools, inputs):
+    tools.inputs.mkdir(parents=True, exist_ok=True)
+    ordo = tools.need(tools.ordo)
+    for i in inputs:
+        base = tools.inputs / i["name"]
+        o, gr = base.with_suffix(".ordo"), base.with_suffix(".gr")
+        if not o.exists():
+            if "gen" in i:
+                checked([ordo, "gen", i["gen"], "-o", str(o)])
+            else:
+                if not Path(i["graph"]).exists():
+                    print(f"{i['name']}: {i['graph']} is absent, skipped")
+                    continue
+                cmd = [ordo, "convert", i["graph"], str(o)]
+                if "weights" in i:
+                    cmd += ["--weights", i["weights"]]
+                if i.get("symmetrize"):
+                    cmd.append("--symmetrize")
+                checked(cmd)
+        if not gr.exists():
+            checked([ordo, "convert", str(o), str(gr)])
+        gapbs_wsg = base.with_suffix(".gapbs.wsg")
+        if not gapbs_wsg.exists():
+            checked([tools.need(tools.gapbs / "converter"), "-f", str(gr), "-w", "-b", str(gapbs_wsg)])
+        wasp_wsg = base.with_suffix(".wasp.wsg")
+        if not wasp_wsg.exists():
+            cmd = [tools.need(tools.wasp / "converter-int32"), "-f", str(gr), "--weighted", "--format", "gap",
+                   "-o", str(wasp_wsg)]
+            if i["symmetric"]:
+                cmd.insert(3, "--symmetrize")
+            checked(cmd)
+        rho_wsg = base.with_suffix(".rho.wsg")
+        if not rho_wsg.exists():
+            cmd = [tools.need(tools.gapbs / "converter"), "-f", str(gr), "-w", "-b", str(rho_wsg)]
+            if i["symmetric"]:
+                cmd.insert(3, "-s")
+            checked(cmd)
+        print(f"{i['name']}: {o.name} {gr.name} {gapbs_wsg.name} {wasp_wsg.name} {rho_wsg.name}")
+
+
+# ---------------------------------------------------------------------------------------
+# Running one configuration
+
+CHECKSUM = re.compile(r"ordo-checksum reached=(\d+) sum=(\d+) max=(\d+)")
+
+
+def run_one(tools, inp, system, value, threads, inner, timeout):
+    """One process: `inner` timed runs. Returns a dict with times_s and checksum, or error."""
+    base = tools.inputs / inp["name"]
+    src = str(inp["source"])
+    env = {}
+    cwd = None
+    if system == "ordo":
+        cmd = [tools.need(tools.ordo), "run", "sssp", "--graph", str(base.with_suffix(".ordo")), "--sched",
+               value, "--threads", str(threads), "--source", src, "--repeat", str(inner), "--json"]
+    elif system == "gapbs":
+        cmd = [tools.need(tools.gapbs / "sssp"), "-f", str(base.with_suffix(".gapbs.wsg")), "-r", src,
+               "-d", str(value), "-n", str(inner), "-a"]
+        env = {"OMP_NUM_THREADS": str(threads)}
+    elif system == "wasp":
+        cmd = [tools.need(tools.wasp / "sssp-int32"), "-f", str(base.with_suffix(".wasp.wsg")), "-r", src,
+               "-d", str(value), "-n", str(inner), "-a"]
+        env = {"OMP_NUM_THREADS": str(threads)}
+    else:  # rho / deltastar: Parallel-SSSP
+        algo = "rho-stepping" if system == "rho" else "delta-stepping"
+        cmd = [tools.need(tools.pssp / "sssp"), "-i", str(base.with_suffix(".rho.wsg")), "-w", "-a", algo]
+        if inp["symmetric"]:
+            cmd.append("-s")
+        if value not in (None, "default"):
+            cmd += ["-p", str(value)]
+        env = {"PARLAY_NUM_THREADS": str(threads), "ORDO_SOURCE": src, "ORDO_ROUNDS": str(inner)}
+        cwd = tempfile.mkdtemp(prefix="ordo-peers-")  # it writes sssp.tsv into the working directory
+    rc, out, err = sh(cmd, env=env, cwd=cwd, timeout=timeout)
+    rec = {"cmd": shlex.join(cmd)}
+    if rc is None:
+        rec["error"] = f"timeout after {timeout:.0f} s"
+        return rec
+    if rc != 0:
+        rec["error"] = f"exit {rc}: {err.strip()[-500:]}"
+        return rec
+    if system == "ordo":
+        j = json.loads(out)
+        rec["times_s"] = j["times_s"]
+        rec["checksum"] = [j["reached"], j["sum_dist"], j["max_dist"]]
+    else:
+        pat = {"gapbs": r"^Trial Time:\s+([\d.]+)", "wasp": r"^External Trial Time:\s+([\d.]+)"}.get(
+            system, r"^Round \d+: ([\d.]+)")
+        rec["times_s"] = [float(x) for x in re.findall(pat, out, re.M)]
+        m = CHECKSUM.findall(out)
+        if not m or len(rec["times_s"]) != inner:
+            rec["error"] = f"unexpected output:\n{out[-1000:]}"
+            return rec
+        rec["checksum"] = [int(x) for x in m[-1]]
+    return rec
+
+
+def reference_checksum(tools, inp):
+    path = (tools.inputs / inp["name"]).with_suffix(".checksum.json")
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())["checksum"]
+
+
+def config_label(f, value):
+    if f["system"] == "ordo":
+        return value
+    return f"{f['name']}" + ("" if value is None else f":{value}")
+
+
+def spec_of(f, value):
+    if f["system"] == "ordo":
+        return f["template"].replace("{x}", str(value)) if "{x}" in f.get("template", "") else value
+    return value
+
+
+def measure(tools, inp, f, value, threads, inner, timeout, log):
+    spec = spec_of(f, value)
+    rec = run_one(tools, inp, f["system"], spec, threads, inner, timeout)
+    rec.update(input=inp["name"], family=f["name"], system=f["system"], value=value, spec=spec,
+               threads=threads, label=config_label(f, spec), timestamp=time.time())
+    ref = reference_checksum(tools, inp)
+    if "checksum" in rec and ref is not None and rec["checksum"] != ref:
+        rec["error"] = f"checksum {rec['checksum']} differs from ordo's verified {ref}"
+    if "times_s" in rec and "error" not in rec:
+        rec["median_s"] = statistics.median(rec["times_s"])
+    log.write(json.dumps(rec) + "\n")
+    log.flush()
+    status = f"{rec['median_s'] * 1e3:9.2f} ms" if "median_s" in rec else "ERROR " + rec["error"][:80]
+    print(f"  {inp['name']:<12} T={threads} {rec['label']:<40} {status}", flush=True)
+    return rec
+
+
+# ---------------------------------------------------------------------------------------
+# check, tune, final, table
+
+
+def check(tools, inputs, families):
+    for inp in inputs:
+        if not (tools.inputs / inp["name"]).with_suffix(".ordo").exists():
+            continue
+        cmd = [tools.need(tools.ordo), "run", "sssp", "--graph", str((tools.inputs / inp["name"]).with_suffix(".ordo")),
+               "--sched", "auto", "--source", str(inp["source"]), "--verify", "--json"]
+        j = json.loads(checked(cmd))
+        ref = [j["reached"], j["sum_dist"], j["max_dist"]]
+        (tools.inputs / inp["name"]).with_suffix(".checksum.json").write_text(json.dumps({"checksum": ref}))
+        print(f"{inp['name']}: ordo verified against Dijkstra: reached {ref[0]}, sum {ref[1]}, max {ref[2]}")
+        for system in ("gapbs", "wasp", "rho", "deltastar"):
+            f = next((f for f in families if f["system"] == system), None)
+            if f is None:
+                continue
+            values = expand_values(f["values"])
+            value = values[len(values) // 2]
+            rec = run_one(tools, inp, system, value, 2, 1, 600)
+            got = rec.get("checksum")
+            verdict = "same distances" if got == ref else f"DIFFERENT: {got} ({rec.get('error', '')})"
+            print(f"  {system:<9} ({value}): {verdict}")
+            if got != ref:
+                sys.exit(1)
+
+
+def tune(tools, settings, inputs, families, out):
+    """Sweeps each family (coarse: every other value, then the neighbours of the best)."""
+    out.mkdir(parents=True, exist_ok=True)
+    best = {}
+    with open(out / "tune.jsonl", "a") as log:
+        for inp in inputs:
+            if reference_checksum(tools, inp) is None:
+                print(f"{inp['name']}: no verified checksum (run `check` first), skipped")
+                continue
+            for threads in settings["threads"]:
+                fastest = None
+                for f in families:
+                    values = expand_values(f["values"])
+                    done = {}
+
+                    def point(k):
+                        nonlocal fastest
+                        if k in done or not 0 <= k < len(values):
+                            return
+                        limit = settings["timeout_s"]
+                        if fastest is not None:
+                            limit = min(limit, max(10.0, 20 * fastest))
+                        rec = measure(tools, inp, f, values[k], threads, settings["tune_inner"], limit, log)
+                        done[k] = rec.get("median_s")
+                        if done[k] is not None:
+                            fastest = done[k] if fastest is None else min(fastest, done[k])
+
+                    if f["untuned"] or len(values) <= 2:
+                        for k in range(len(values)):
+                            point(k)
+                    else:
+                        for k in range(0, len(values), 2):
+                            point(k)
+                        point(len(values) - 1)
+                        ok = {k: t for k, t in done.items() if t is not None}
+                        if ok:
+                            b = min(ok, key=ok.get)
+                            point(b - 1)
+                            point(b + 1)
+                    ok = {k: t for k, t in done.items() if t is not None}
+                    if ok:
+                        b = min(ok, key=ok.get)
+                        best[f"{inp['name']}|{threads}|{f['name']}"] = values[b]
+    (out / "best.json").write_text(json.dumps(best, indent=1))
+    print(f"best points: {out / 'best.json'}")
+
+
+def final(tools, settings, inputs, families, out):
+    best_path = out / "best.json"
+    best = json.loads(best_path.read_text()) if best_path.exists() else {}
+    configs = []
+    for inp in inputs:
+        if reference_checksum(tools, inp) is None:
+            continue
+        for threads in settings["threads"]:
+            for f in families:
+                if f["untuned"]:
+                    for v in expand_values(f["values"]):
+                        configs.append((inp, f, v, threads))
+                else:
+                    key = f"{inp['name']}|{threads}|{f['name']}"
+                    if key in best:
+                        configs.append((inp, f, best[key], threads))
+    if not configs:
+        die("nothing to run (prepare, check and tune first)")
+    with open(out / "final.jsonl", "a") as log:
+        for rep in range(settings["repetitions"]):
+            print(f"repetition {rep + 1}/{settings['repetitions']}")
+            # Interleaved: every configuration once per repetition, in a rotated order.
+            shift = rep % len(configs)
+            for inp, f, v, threads in configs[shift:] + configs[:shift]:
+                measure(tools, inp, f, v, threads, settings["inner"], settings["timeout_s"], log)
+
+
+def table(out, families):
+    recs = [json.loads(line) for line in open(out / "final.jsonl")]
+    groups = {}
+    for r in recs:
+        if "median_s" in r:
+            groups.setdefault((r["input"], r["threads"], r["family"], r["label"]), []).append(r["median_s"])
+    lines = ["| input | threads | family | configuration | median ms (min-max) | runs |", "|---|---|---|---|---|---|"]
+    by_input = {}
+    for (inp, t, fam, label), xs in sorted(groups.items()):
+        med = statistics.median(xs)
+        lines.append(f"| {inp} | {t} | {fam} | `{label}` | {med * 1e3:.2f} ({min(xs) * 1e3:.2f}-{max(xs) * 1e3:.2f}) | {len(xs)} |")
+        by_input.setdefault((inp, t), {})[fam] = (med, label)
+    peer_systems = {f["name"] for f in families if f["system"] != "ordo"}
+    ordo_tuned = {f["name"] for f in families if f["system"] == "ordo" and not f["untuned"]}
+    lines += ["", "| input | threads | auto ms | best peer | auto / best peer | best tuned ordo | auto / best ordo |",
+              "|---|---|---|---|---|---|---|"]
+    for (inp, t), fams in sorted(by_input.items()):
+        if "auto" not in fams:
+            continue
+        auto = fams["auto"][0]
+        peers = [(fams[p][0], fams[p][1]) for p in peer_systems if p in fams]
+        ordos = [(fams[p][0], fams[p][1]) for p in ordo_tuned if p in fams]
+        bp = min(peers) if peers else None
+        bo = min(ordos) if ordos else None
+        cell = lambda b: f"{b[1]} {b[0] * 1e3:.2f}" if b else "-"
+        ratio = lambda b: f"{auto / b[0]:.2f}" if b else "-"
+        lines.append(f"| {inp} | {t} | {auto * 1e3:.2f} | {cell(bp)} | {ratio(bp)} | {cell(bo)} | {ratio(bo)} |")
+    errors = [r for r in recs if "error" in r]
+    if errors:
+        lines += ["", f"{len(errors)} runs failed (see final.jsonl `error`)."]
+    text = "\n".join(lines) + "\n"
+    (out / "summary.md").write_text(text)
+    print(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["prepare", "check", "tune", "final", "table", "all"])
+    ap.add_argument("--plan", default=str(Path(__file__).with_name("plan.toml")))
+    ap.add_argument("--out", default="results/peers")
+    ap.add_argument("--peers", help="peer build directory (default $ORDO_PEERS_DIR or ../peers)")
+    ap.add_argument("--ordo", help="ordo binary (default target/release/ordo)")
+    ap.add_argument("--only", help="comma-separated input names")
+    args = ap.parse_args()
+    settings, inputs, families = load_plan(args.plan)
+    if args.only:
+        names = set(args.only.split(","))
+        inputs = [i for i in inputs if i["name"] in names]
+    tools = Tools(args)
+    out = Path(args.out)
+    if args.command in ("prepare", "all"):
+        prepare(tools, inputs)
+    if args.command in ("check", "all"):
+        check(tools, inputs, families)
+    if args.command in ("tune", "all"):
+        tune(tools, settings, inputs, families, out)
+    if args.command in ("final", "all"):
+        final(tools, settings, inputs, families, out)
+    if args.command in ("table", "all"):
+        table(out, families)
+
+
+if __name__ == "__main__":
+    main()

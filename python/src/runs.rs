@@ -11,8 +11,13 @@ use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2};
 use ordo_algos::app::report::{ReportHeader, RunReport};
 use ordo_algos::app::{self, AnyOutput, AppError, AppInfo, AppRun, Fields, Params, PreparedApp, RunEnv};
+use ordo_algos::bc::BcResult;
+use ordo_algos::loop_micro::Checksum;
 use ordo_algos::mst::SpanningForest;
 use ordo_algos::pagerank::PageRank;
+use ordo_algos::pr_pull::PrPullResult;
+use ordo_algos::spanning::app::Parents;
+use ordo_algos::tc::TcResult;
 use ordo_algos::AstarResult;
 use ordo_exec::{ExecOptions, RunMonitor};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -50,6 +55,7 @@ pub(crate) fn apps(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         }
         d.set_item("params", params)?;
         d.set_item("default_strategy", info.default_strategy)?;
+        d.set_item("strategy_flag", info.strategy_flag)?;
         d.set_item("strategy_help", info.strategy_help)?;
         d.set_item("cycles", info.cycles)?;
         list.append(d)?;
@@ -92,6 +98,11 @@ fn known_output(output: &AnyOutput) -> bool {
         || output.is::<AstarResult>()
         || output.is::<PageRank>()
         || output.is::<SpanningForest>()
+        || output.is::<Parents>()
+        || output.is::<PrPullResult>()
+        || output.is::<TcResult>()
+        || output.is::<BcResult>()
+        || output.is::<Checksum>()
 }
 
 /// Prepares, runs and (with `verify`) checks one application; the report
@@ -198,9 +209,12 @@ fn distances<'py, T: Copy + PartialEq + Into<f64>>(
 }
 
 /// The result of a run as numpy arrays: SSSP distances and BFS levels as
-/// float64 with `inf`; A* `(path, length)`; PageRank ranks; MST the forest's
-/// edges as a `(k, 3)` int64 array of `u, v, weight` (an application
-/// whose output is none of these gives its `--out` text instead).
+/// float64 with `inf`; A* `(path, length)`; PageRank ranks (both kinds);
+/// MST the forest's edges as a `(k, 3)` int64 array of `u, v, weight`;
+/// spanning forests the int64 parent of every vertex; betweenness the
+/// float64 value of every vertex; triangles an int; the loop
+/// microbenchmark its checksum as a dict (an application whose output is
+/// none of these gives its `--out` text instead).
 fn output_to_python<'py>(py: Python<'py>, info: &AppInfo, output: &AnyOutput) -> PyResult<Bound<'py, PyAny>> {
     if let Some(d) = output.downcast_ref::<Vec<u64>>() {
         // Distances fit f64 exactly below 2^53 (sums of u32 weights over
@@ -235,6 +249,26 @@ fn output_to_python<'py>(py: Python<'py>, info: &AppInfo, output: &AnyOutput) ->
             row[2] = i64::from(e.weight);
         }
         return Ok(PyArray2::from_owned_array(py, edges).into_any());
+    }
+    if let Some(p) = output.downcast_ref::<Parents>() {
+        let parents: Vec<i64> = p.0.iter().map(|&v| i64::from(v)).collect();
+        return Ok(PyArray1::from_vec(py, parents).into_any());
+    }
+    if let Some(pr) = output.downcast_ref::<PrPullResult>() {
+        return Ok(PyArray1::from_slice(py, &pr.ranks).into_any());
+    }
+    if let Some(bc) = output.downcast_ref::<BcResult>() {
+        return Ok(PyArray1::from_slice(py, &bc.values).into_any());
+    }
+    if let Some(tc) = output.downcast_ref::<TcResult>() {
+        return Ok(tc.triangles.into_pyobject(py)?.into_any());
+    }
+    if let Some(c) = output.downcast_ref::<Checksum>() {
+        let d = PyDict::new(py);
+        d.set_item("iterations", c.iterations)?;
+        d.set_item("index_sum", c.index_sum)?;
+        d.set_item("increments", c.increments)?;
+        return Ok(d.into_any());
     }
     Err(PyRuntimeError::new_err(format!(
         "{}: this version of the Python package cannot convert its result",

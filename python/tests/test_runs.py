@@ -331,3 +331,73 @@ def test_verify_and_cycles_and_classify():
     assert bstats["verified"] and bstats["max_dist"] == levels[np.isfinite(levels)].max()
     forest, mstats = ordo.mst(g, stats=True, verify=True)
     assert mstats["verified"] and mstats["mst_weight"] == forest[:, 2].sum()
+
+
+# ---------------------------------------------------------------- loops and work stealing
+
+
+def test_spanning_forests_are_forests_of_the_undirected_graph(rng):
+    m = random_csr(rng, 400, 0.004)
+    g = ordo.Graph.from_scipy(m)
+    und = (m + m.T).tocsr()
+    n_components, labels = csgraph.connected_components(und, directed=False)
+    for app in ["span_dfs", "span_bfs"]:
+        for batch in ["adaptive", "1", "simple", "rayon"]:
+            parent = getattr(ordo, app)(g, scheduler=batch, threads=2)
+            assert parent.dtype == np.int64 and parent.shape == (g.n,)
+            roots = np.flatnonzero(parent == np.arange(g.n))
+            assert len(roots) == n_components, (app, batch)
+            assert len(set(labels[roots])) == n_components  # one root per component
+            for v in range(g.n):
+                if parent[v] != v:
+                    assert und[v, parent[v]] != 0, (app, batch, v)  # a tree edge is a graph edge
+            # No cycle: following parents from any vertex reaches a root.
+            for v in range(g.n):
+                seen, u = 0, v
+                while parent[u] != u:
+                    u, seen = parent[u], seen + 1
+                    assert seen <= g.n
+    # BFS forests have BFS depths: compare with scipy from each root.
+    parent = ordo.span_bfs(g, threads=2)
+    depth = np.zeros(g.n, dtype=np.int64)
+    for v in range(g.n):
+        u = v
+        while parent[u] != u:
+            u, depth[v] = parent[u], depth[v] + 1
+    for r in np.flatnonzero(parent == np.arange(g.n)):
+        hops = csgraph.shortest_path(und, unweighted=True, indices=r)
+        members = labels == labels[r]
+        assert (depth[members] == hops[members]).all()
+
+
+def test_triangles_equal_networkx():
+    nx = pytest.importorskip("networkx")
+    g = ordo.generate("rmat:scale=9,ef=8,seed=3")
+    count = ordo.tc(g, threads=2, scheduler="async-combining:batch=4")
+    und = nx.Graph()
+    und.add_nodes_from(range(g.n))
+    src, dst, _ = g.edges()
+    und.add_edges_from((int(u), int(v)) for u, v in zip(src, dst) if u != v)
+    assert isinstance(count, int) and count == sum(nx.triangles(und).values()) // 3
+
+
+def test_betweenness_equals_networkx_unnormalised():
+    nx = pytest.importorskip("networkx")
+    g = ordo.generate("rmat:scale=8,ef=4,seed=5")
+    values = ordo.bc(g, threads=2, scheduler="striped:batch=8")
+    d = nx.DiGraph()
+    d.add_nodes_from(range(g.n))
+    src, dst, _ = g.edges()
+    d.add_edges_from((int(u), int(v)) for u, v in zip(src, dst) if u != v)
+    want = nx.betweenness_centrality(d, normalized=False)
+    exact = np.array([want[v] for v in range(g.n)])
+    assert values.dtype == np.float64 and np.allclose(values, exact, rtol=1e-9, atol=1e-9)
+
+
+def test_pull_pagerank_is_verified_and_loop_micro_returns_its_checksum():
+    g = ordo.generate("road:n=3000", weights="unit")
+    ranks, stats = ordo.pr_pull(g, iterations=10, threads=2, stats=True, verify=True)
+    assert ranks.shape == (g.n,) and stats["verified"] and stats["app"] == "pr-pull"
+    assert abs(ranks.sum() - 1.0) < 1e-9  # pull PageRank's ranks are a distribution
+    c = ordo.loop_micro(g, size=1000, work=2, shape="even", scheduler="shared:batch=8", threads=2)
+    assert c["iterations"] == 1000 and c["index_sum"] == 999 * 1000 // 2

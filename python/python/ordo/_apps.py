@@ -44,7 +44,22 @@ RESULTS = {
     "pr-d": "numpy.ndarray of float64: the rank of every vertex (unnormalised: they sum to about n).",
     "mst": "numpy.ndarray of int64, shape (k, 3): the minimum spanning forest's edges ``u, v, weight`` "
     "(u < v, sorted), of the graph taken as undirected.",
+    "span-dfs": "numpy.ndarray of int64: the parent of every vertex in a spanning forest of the graph "
+    "taken as undirected (a root is its own parent; one root per connected component).",
+    "span-bfs": "numpy.ndarray of int64: the parent of every vertex in a BFS spanning forest of the graph "
+    "taken as undirected (a root is its own parent; one root per connected component).",
+    "pr-pull": "numpy.ndarray of float64: the rank of every vertex after the pull iterations "
+    "(a distribution: they sum to 1, networkx's scale).",
+    "tc": "int: the number of triangles of the simple undirected graph.",
+    "bc": "numpy.ndarray of float64: the betweenness of every vertex (Brandes, unweighted, the graph "
+    "as directed; networkx's ``betweenness_centrality(G, normalized=False)`` for all sources).",
+    "loop-micro": "dict: the checksum ``iterations``, ``index_sum``, ``increments`` of the loop "
+    "microbenchmark (the graph is not used).",
 }
+
+#: What ``scheduler=`` carries, by the application's strategy flag.
+STRATEGY = {"sched": "scheduler spec", "loop": "loop distributor spec", "batch": "work-stealing batch spec"}
+
 
 def _make(info: Dict[str, Any]) -> Callable[..., Any]:
     app = info["name"]
@@ -82,7 +97,7 @@ def _make(info: Dict[str, Any]) -> Callable[..., Any]:
         kind = "flag" if value is None else value
         lines.append(f"    {name} ({kind}): {help_text}")
     lines += [
-        f"    scheduler: the scheduler spec (default ``{info['default_strategy']}``).",
+        f"    scheduler: the {STRATEGY.get(info['strategy_flag'], 'scheduler spec')} (as ``ordo run --{info['strategy_flag']}``; default ``{info['default_strategy']}``).",
         "    threads, stats, verify" + (", cycles" if info["cycles"] else "") + ": see the ``ordo`` module docs.",
         "",
         "Returns:",

@@ -115,12 +115,7 @@ impl Span {
         Fields::from([("undirected_edges".to_string(), json!(self.graph().num_edges()))])
     }
 
-    fn run(
-        &self,
-        threads: usize,
-        strategy: &SpanStrategy,
-        bfs: bool,
-    ) -> Result<Run<Vec<VertexId>>, AppError> {
+    fn run(&self, threads: usize, strategy: &SpanStrategy, bfs: bool) -> Result<Run<Parents>, AppError> {
         let graph = self.graph();
         let pool_error =
             |e: &dyn fmt::Display| AppError::Failed(format!("cannot create the thread pool: {e}"));
@@ -173,7 +168,7 @@ impl Span {
             ("parks".to_string(), json!(s.runtime.parks)),
         ]);
         Ok(Run {
-            output: run.parent,
+            output: Parents(run.parent),
             time_s,
             stats: None,
             metrics,
@@ -182,11 +177,11 @@ impl Span {
         })
     }
 
-    fn reference(&self, bfs: bool) -> RefRun<Vec<VertexId>> {
+    fn reference(&self, bfs: bool) -> RefRun<Parents> {
         let graph = self.graph();
         let start = Instant::now();
         let parent = if bfs { reference::bfs_forest(&graph) } else { reference::dfs_forest(&graph) };
-        RefRun { time_s: start.elapsed().as_secs_f64(), baseline_tasks: None, output: parent }
+        RefRun { time_s: start.elapsed().as_secs_f64(), baseline_tasks: None, output: Parents(parent) }
     }
 
     fn verify(&self, got: &[VertexId], want: &[VertexId], bfs: bool) -> Result<(), AppError> {
@@ -218,6 +213,12 @@ impl Span {
 
 const OUT_FORMAT: &str = "`vertex parent` per vertex (0-based; a root is its own parent)";
 
+/// The result of `span-dfs` and `span-bfs`: each vertex's parent (0-based;
+/// a root is its own parent). A type of its own so that front ends (the
+/// Python package) tell a forest from BFS levels, which are also `u32`s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parents(pub Vec<VertexId>);
+
 /// The spanning forest by parallel pseudo-DFS with batching.
 pub struct SpanDfs(Span);
 
@@ -237,8 +238,8 @@ impl Algorithm for SpanDfs {
     const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
     type Strategy = SpanStrategy;
     const DEFAULT_STRATEGY: &'static str = "adaptive";
-    type Output = Vec<VertexId>;
-    type Reference = Vec<VertexId>;
+    type Output = Parents;
+    type Reference = Parents;
 
     fn prepare(graph: Arc<Graph>, _params: &mut Params) -> Result<Self, AppError> {
         Ok(SpanDfs(Span::prepare(graph)))
@@ -248,20 +249,20 @@ impl Algorithm for SpanDfs {
         self.0.params()
     }
 
-    fn run(&self, env: &RunEnv<'_>, strategy: &SpanStrategy) -> Result<Run<Vec<VertexId>>, AppError> {
+    fn run(&self, env: &RunEnv<'_>, strategy: &SpanStrategy) -> Result<Run<Parents>, AppError> {
         self.0.run(env.pool.threads(), strategy, false)
     }
 
-    fn reference(&self) -> Result<RefRun<Vec<VertexId>>, AppError> {
+    fn reference(&self) -> Result<RefRun<Parents>, AppError> {
         Ok(self.0.reference(false))
     }
 
-    fn verify(&self, got: &Vec<VertexId>, want: &Vec<VertexId>) -> Result<(), AppError> {
-        self.0.verify(got, want, false)
+    fn verify(&self, got: &Parents, want: &Parents) -> Result<(), AppError> {
+        self.0.verify(&got.0, &want.0, false)
     }
 
-    fn write_out(&self, parent: &Vec<VertexId>, out: &mut dyn Write) -> io::Result<()> {
-        self.0.write_out(parent, out)
+    fn write_out(&self, parent: &Parents, out: &mut dyn Write) -> io::Result<()> {
+        self.0.write_out(&parent.0, out)
     }
 }
 
@@ -278,8 +279,8 @@ impl Algorithm for SpanBfs {
     const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
     type Strategy = SpanStrategy;
     const DEFAULT_STRATEGY: &'static str = "adaptive";
-    type Output = Vec<VertexId>;
-    type Reference = Vec<VertexId>;
+    type Output = Parents;
+    type Reference = Parents;
 
     fn prepare(graph: Arc<Graph>, _params: &mut Params) -> Result<Self, AppError> {
         Ok(SpanBfs(Span::prepare(graph)))
@@ -289,20 +290,20 @@ impl Algorithm for SpanBfs {
         self.0.params()
     }
 
-    fn run(&self, env: &RunEnv<'_>, strategy: &SpanStrategy) -> Result<Run<Vec<VertexId>>, AppError> {
+    fn run(&self, env: &RunEnv<'_>, strategy: &SpanStrategy) -> Result<Run<Parents>, AppError> {
         self.0.run(env.pool.threads(), strategy, true)
     }
 
-    fn reference(&self) -> Result<RefRun<Vec<VertexId>>, AppError> {
+    fn reference(&self) -> Result<RefRun<Parents>, AppError> {
         Ok(self.0.reference(true))
     }
 
-    fn verify(&self, got: &Vec<VertexId>, want: &Vec<VertexId>) -> Result<(), AppError> {
-        self.0.verify(got, want, true)
+    fn verify(&self, got: &Parents, want: &Parents) -> Result<(), AppError> {
+        self.0.verify(&got.0, &want.0, true)
     }
 
-    fn write_out(&self, parent: &Vec<VertexId>, out: &mut dyn Write) -> io::Result<()> {
-        self.0.write_out(parent, out)
+    fn write_out(&self, parent: &Parents, out: &mut dyn Write) -> io::Result<()> {
+        self.0.write_out(&parent.0, out)
     }
 }
 

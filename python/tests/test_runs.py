@@ -135,9 +135,13 @@ def test_bad_run_arguments_raise_value_error():
 
 CTRL_C_CHILD = textwrap.dedent(
     """
+    import signal
     import sys
     import numpy as np
     import ordo
+    # A child started from a background job inherits SIGINT ignored, and Python
+    # then installs no handler: install Python's own, as an interactive one has.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     g = ordo.generate("road:n=1000000")
     print("ready", flush=True)
     try:

@@ -124,20 +124,21 @@ pub struct PmodConfig {
     pub min_queues: u64,
     /// Run mergeCheck (`merge`, default true).
     pub merge: bool,
-    /// Run unmergeCheck (`unmerge`, default **false**).
+    /// Run unmergeCheck (`unmerge`, default true, as the paper's Fig. 4).
     ///
-    /// Off by default, as in the PMOD artifact (`UNMERGE_ENABLED` is commented
-    /// out there): measured here, unmerging makes PR-D 8–17× slower (tasks
-    /// pushed at the coarser level keep their coarse keys and run behind the
-    /// new fine groups, so large residuals wait and re-trigger their
-    /// neighbours: 2.0 M tasks instead of 0.94 M on Slashdot), while SSSP,
-    /// BFS and PR are unchanged within noise (docs/results.md).
+    /// Unmerging alone makes PR-D 8–21× slower (tasks pushed at a coarser
+    /// level keep their coarse keys and run behind the new fine groups, so
+    /// large residuals wait and re-trigger their neighbours), which is why
+    /// the PMOD artifact compiles it out; with [`guard`](Self::guard), on by
+    /// default, that loss is gone and SSSP is unchanged (docs/results.md).
     pub unmerge: bool,
     /// The order between bags of different merging factors (`order`,
     /// `end` = the paper's §4.2 order, or `start`).
     pub order: GroupOrder,
     /// Refuse an unmerge while tasks pushed at a coarser merging factor than
-    /// the new one are still queued (`guard`, default false).
+    /// the new one are still queued (`guard`, default true): the repair that
+    /// lets unmerging stay on. `guard=false` with `unmerge=true` is the
+    /// paper's check alone; `unmerge=false` the PMOD artifact's build.
     pub guard: bool,
 }
 
@@ -151,9 +152,9 @@ impl Default for PmodConfig {
             min_density: 64,
             min_queues: 16,
             merge: true,
-            unmerge: false,
+            unmerge: true,
             order: GroupOrder::End,
-            guard: false,
+            guard: true,
         }
     }
 }
@@ -166,13 +167,13 @@ impl SchedConfig for PmodConfig {
         let min_density = p.take_u64("min_density", 64)?;
         let min_queues = p.take_u64("min_queues", 16)?;
         let merge = p.take_bool("merge", true)?;
-        let unmerge = p.take_bool("unmerge", false)?;
+        let unmerge = p.take_bool("unmerge", true)?;
         let order = match p.take_str_or("order", "end")?.as_str() {
             "end" => GroupOrder::End,
             "start" => GroupOrder::Start,
             other => return Err(SpecError(format!("pmod: `order={other}`: expected end or start"))),
         };
-        let guard = p.take_bool("guard", false)?;
+        let guard = p.take_bool("guard", true)?;
         for (name, v) in [("min_density", min_density), ("min_queues", min_queues)] {
             if v == 0 {
                 return Err(SpecError(format!("pmod: `{name}=0`: expected at least 1")));

@@ -220,11 +220,11 @@ fn spec_defaults_derive_from_chunk_and_round_trip() {
     let spec: SchedulerSpec = "pmod".parse().unwrap();
     assert_eq!(
         spec.to_string(),
-        "pmod:chunk=64,freq_global=0.015625,max_pops=256,min_density=64,min_queues=16,merge=true,unmerge=false,order=end,guard=false"
+        "pmod:chunk=64,freq_global=0.015625,max_pops=256,min_density=64,min_queues=16,merge=true,unmerge=true,order=end,guard=true"
     );
     let spec: SchedulerSpec = "pmod:chunk=32,merge=false".parse().unwrap();
     let SchedulerSpec::Pmod(c) = &spec else { panic!("not pmod") };
-    assert_eq!((c.freq_global, c.max_pops, c.merge, c.unmerge), (1.0 / 32.0, 128, false, false));
+    assert_eq!((c.freq_global, c.max_pops, c.merge, c.unmerge), (1.0 / 32.0, 128, false, true));
     assert_eq!(spec.to_string().parse::<SchedulerSpec>().unwrap(), spec);
     let spec: SchedulerSpec = "pmod:freq_global=1/8,max_pops=10".parse().unwrap();
     assert_eq!(spec.to_string().parse::<SchedulerSpec>().unwrap(), spec);

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use ordo_sched::{Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
+use ordo_sched::{Execution, Handle, Prio, Scheduler, SchedulerSpec, SchedulerVisitor};
 
 use crate::monitor::{RunMonitor, PUBLISH_EVERY};
 use crate::pool::Pool;
@@ -41,13 +41,13 @@ pub(crate) struct Counters {
     /// Cycle sums; only written when the loop is `TIMED`.
     pub(crate) cycles: CycleBreakdown,
     /// Clock at the last lap (`TIMED` only).
-    last_lap: u64,
+    pub(crate) last_lap: u64,
 }
 
 impl Counters {
     /// Cycles since the previous lap (0 when not `TIMED`: no clock read).
     #[inline(always)]
-    fn lap<const TIMED: bool>(&mut self) -> u64 {
+    pub(crate) fn lap<const TIMED: bool>(&mut self) -> u64 {
         if TIMED {
             let now = timing::now();
             let elapsed = now.wrapping_sub(self.last_lap);
@@ -128,7 +128,7 @@ impl Observer<'_> {
     /// Publishes the task count; true when the run was cancelled (then the
     /// caller ends the run).
     #[inline]
-    fn check_in(&self, tasks: u64) -> bool {
+    pub(crate) fn check_in(&self, tasks: u64) -> bool {
         match self.monitor {
             Some(m) => {
                 m.publish(self.tid, tasks);
@@ -326,6 +326,9 @@ where
     I: IntoIterator<Item = (Prio, T)>,
     F: Fn(Prio, T, &mut Context<T>) + Sync,
 {
+    if let Execution::Rounds(cfg) = sched.execution() {
+        return crate::rounds::run(pool, cfg, std::any::type_name::<S>(), initial, op, opts);
+    }
     let threads = pool.threads();
     let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
         split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
@@ -382,7 +385,7 @@ where
 }
 
 /// Splits `initial` into `threads` contiguous blocks of nearly equal size.
-fn split_into_blocks<T, I: IntoIterator<Item = (Prio, T)>>(
+pub(crate) fn split_into_blocks<T, I: IntoIterator<Item = (Prio, T)>>(
     initial: I,
     threads: usize,
 ) -> Vec<Vec<(Prio, T)>> {

@@ -22,6 +22,7 @@
 mod executor;
 mod monitor;
 mod pool;
+mod rounds;
 mod sleep;
 mod sync;
 mod termination;

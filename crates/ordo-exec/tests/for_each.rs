@@ -77,12 +77,19 @@ fn one_thread_strict_runs_in_priority_order_with_the_right_priority() {
 
 #[test]
 fn operator_panic_is_reraised_and_the_pool_survives() {
+    // `auto` runs in rounds (its own loop and barrier): it must stop too.
+    for spec in [strict(), "auto".parse().unwrap()] {
+        operator_panic_is_reraised(&spec);
+    }
+}
+
+fn operator_panic_is_reraised(spec: &SchedulerSpec) {
     let pool = Pool::new(3).unwrap();
     let tree = Tree::new(200_000, 10);
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         for_each(
             &pool,
-            &strict(),
+            spec,
             tree.initial(),
             |p, id, ctx| {
                 if id == 5000 {
@@ -102,13 +109,8 @@ fn operator_panic_is_reraised_and_the_pool_survives() {
     assert_eq!(msg, "boom at task 5000");
     // The same pool runs the next job normally.
     let tree = Tree::new(100_000, 10);
-    let stats = for_each(
-        &pool,
-        &strict(),
-        tree.initial(),
-        |p, id, ctx| tree.run(p, id, ctx),
-        &ExecOptions::default(),
-    );
+    let stats =
+        for_each(&pool, spec, tree.initial(), |p, id, ctx| tree.run(p, id, ctx), &ExecOptions::default());
     tree.check(&stats, "run after a panic");
 }
 
@@ -199,12 +201,18 @@ fn stale_marks_and_scheduler_counters_are_merged() {
 
 #[test]
 fn cycle_timing_accounts_for_every_operation() {
+    for spec in [strict(), "auto".parse().unwrap()] {
+        cycle_timing_accounts(&spec);
+    }
+}
+
+fn cycle_timing_accounts(spec: &SchedulerSpec) {
     let pool = Pool::new(2).unwrap();
     let tree = Tree::new(100_000, 8);
     let spin = |id: u64| (0..50u64).fold(id, |a, b| std::hint::black_box(a.rotate_left(5) ^ b));
     let stats = for_each(
         &pool,
-        &strict(),
+        spec,
         tree.initial(),
         |p, id, ctx| {
             std::hint::black_box(spin(id));

@@ -64,6 +64,27 @@ pub trait Scheduler<T: Send>: Sync {
     fn report(&self) -> SchedReport {
         SchedReport::default()
     }
+
+    /// How the executor drives this scheduler: by default with the pop loop
+    /// through [`Scheduler::handle`]; `auto` asks for bulk-synchronous
+    /// rounds instead (see [`Execution`]).
+    fn execution(&self) -> Execution {
+        Execution::PopLoop
+    }
+}
+
+/// How an executor drives a scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Execution {
+    /// Every worker pops a task through its [`Handle`], runs it and pushes
+    /// what it produced, until termination is detected (the Galois loop).
+    PopLoop,
+    /// Bulk-synchronous rounds over per-thread buckets
+    /// ([`auto::buckets::Buckets`]): in each round every thread runs the
+    /// tasks of one bucket key, shared in chunks, and the width of the next
+    /// round's buckets comes from [`auto::rounds::RoundController`]. The
+    /// scheduler's handles are not used; the executor keeps the buckets.
+    Rounds(auto::rounds::RoundsConfig),
 }
 
 /// One thread's access to a [`Scheduler`].

@@ -268,6 +268,22 @@ schedulers! {
     Auto => "auto", Auto, AutoConfig;
 }
 
+impl SchedulerSpec {
+    /// The spec to use where the scheduler is driven through its handles,
+    /// pop by pop, without the executor (the simulator, a distributed
+    /// rank's local queue): `auto`'s rounds need the executor's barriers,
+    /// so `auto` becomes `auto:mode=async` (its handles); every other spec
+    /// is returned unchanged.
+    pub fn handle_driven(&self) -> SchedulerSpec {
+        match self {
+            SchedulerSpec::Auto(cfg) if cfg.mode == crate::auto::Mode::Rounds => {
+                SchedulerSpec::Auto(AutoConfig { mode: crate::auto::Mode::Async, ..cfg.clone() })
+            }
+            other => other.clone(),
+        }
+    }
+}
+
 impl fmt::Display for SchedulerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let params = self.params();

@@ -39,7 +39,9 @@
 
 use ordo_graph::VertexId;
 use ordo_sched::probe::{Access, Recording};
-use ordo_sched::{Handle, Prio, PrivateTasks, SchedReport, Scheduler, SchedulerSpec, SchedulerVisitor};
+use ordo_sched::{
+    Execution, Handle, Prio, PrivateTasks, SchedReport, Scheduler, SchedulerSpec, SchedulerVisitor,
+};
 
 use crate::app::{Outcome, SimApp};
 use crate::comm::{Coherence, CommStats};
@@ -195,6 +197,9 @@ pub fn simulate(
     if cfg.vthreads == 0 {
         return Err(SimError::Config("at least one virtual thread is needed".into()));
     }
+    // `auto` is simulated in its asynchronous mode (its handles): the
+    // simulator drives schedulers pop by pop, without the rounds' barriers.
+    let spec = spec.handle_driven();
     spec.build(cfg.vthreads, Visit { app, cfg, name: spec.to_string() })
 }
 
@@ -211,6 +216,12 @@ pub fn simulate_on<S: Scheduler<VertexId>>(
 ) -> Result<SimMeasures, SimError> {
     if cfg.vthreads == 0 {
         return Err(SimError::Config("at least one virtual thread is needed".into()));
+    }
+    if sched.execution() != Execution::PopLoop {
+        return Err(SimError::Config(format!(
+            "{name} runs in bulk-synchronous rounds, which the simulator does not model \
+             (simulate auto:mode=async)"
+        )));
     }
     let recording = Recording::start().ok_or_else(|| {
         SimError::Config("this thread is already recording probes (nested simulation)".into())

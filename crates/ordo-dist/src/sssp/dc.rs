@@ -113,7 +113,10 @@ pub(crate) fn run_dc(
             Ok(DcOutcome { dist, run })
         }
     }
-    spec.build(opts.threads.max(1), Visit { ep, part, partition, source, variant, params, opts, early })
+    // A rank drives its local queue through handles: `auto` runs in its
+    // asynchronous mode there (its rounds need the executor's barriers).
+    spec.handle_driven()
+        .build(opts.threads.max(1), Visit { ep, part, partition, source, variant, params, opts, early })
 }
 
 impl<'g, S: Scheduler<u32>> Program for DcSssp<'g, S> {

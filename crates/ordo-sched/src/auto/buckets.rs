@@ -32,7 +32,7 @@ const EMPTY_CUR: u64 = u64::MAX - (RING - 1);
 
 /// Events of one push, for the width controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PushKind {
+pub enum PushKind {
     /// Into the current bucket.
     Current,
     /// Into a later bucket of the ring.
@@ -44,7 +44,7 @@ pub(crate) enum PushKind {
 }
 
 /// The private bucket queue of one thread.
-pub(crate) struct Buckets<T> {
+pub struct Buckets<T> {
     /// log2 of the bucket width.
     shift: u32,
     /// Key (`prio >> shift`) of the current bucket; the ring holds the keys
@@ -78,7 +78,7 @@ pub(crate) struct PushCounts {
 
 impl<T> Buckets<T> {
     /// An empty queue with buckets of width `2^shift`.
-    pub(crate) fn new(shift: u32) -> Self {
+    pub fn new(shift: u32) -> Self {
         Buckets {
             shift: shift.min(63),
             cur: EMPTY_CUR,
@@ -93,13 +93,13 @@ impl<T> Buckets<T> {
 
     /// log2 of the bucket width.
     #[inline]
-    pub(crate) fn shift(&self) -> u32 {
+    pub fn shift(&self) -> u32 {
         self.shift
     }
 
     /// Number of queued tasks.
     #[inline]
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.ring_len + self.far.len()
     }
 
@@ -107,7 +107,7 @@ impl<T> Buckets<T> {
     /// level this thread works at; `Prio::MAX` when nothing is queued in
     /// the ring.
     #[inline]
-    pub(crate) fn level(&self) -> Prio {
+    pub fn level(&self) -> Prio {
         if self.ring_len == 0 {
             self.far_min
         } else {
@@ -127,7 +127,7 @@ impl<T> Buckets<T> {
 
     /// Appends a task to its bucket.
     #[inline]
-    pub(crate) fn push(&mut self, prio: Prio, task: T) -> PushKind {
+    pub fn push(&mut self, prio: Prio, task: T) -> PushKind {
         self.counts.pushes += 1;
         let key = prio >> self.shift;
         let offset = key.wrapping_sub(self.cur);
@@ -207,7 +207,7 @@ impl<T> Buckets<T> {
 
     /// Removes the newest task of the current bucket, if any.
     #[inline]
-    pub(crate) fn pop_current(&mut self) -> Option<(Prio, T)> {
+    pub fn pop_current(&mut self) -> Option<(Prio, T)> {
         let slot = (self.cur & MASK) as usize;
         let item = self.ring[slot].pop()?;
         self.ring_len -= 1;
@@ -220,7 +220,7 @@ impl<T> Buckets<T> {
     /// Swaps the current bucket, if it holds tasks, with `spare` (which must
     /// be empty): the caller gets the whole bucket, the ring keeps the
     /// spare's allocation.
-    pub(crate) fn take_current(&mut self, spare: &mut Vec<(Prio, T)>) -> bool {
+    pub fn take_current(&mut self, spare: &mut Vec<(Prio, T)>) -> bool {
         debug_assert!(spare.is_empty());
         let slot = (self.cur & MASK) as usize;
         if self.ring_len == 0 || self.ring[slot].is_empty() {
@@ -230,6 +230,34 @@ impl<T> Buckets<T> {
         self.ring_len -= spare.len();
         self.bucket_emptied(slot);
         true
+    }
+
+    /// Whether no task is queued.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Makes the most urgent occupied bucket current (moving past an emptied
+    /// current bucket) and returns its lower edge, the smallest priority
+    /// a pop could return next up to the bucket width; `Prio::MAX` when
+    /// nothing is queued.
+    pub fn next_level(&mut self) -> Prio {
+        if self.ring_len == 0 {
+            self.refill();
+        } else if self.ring[(self.cur & MASK) as usize].is_empty() {
+            self.advance();
+        }
+        self.level()
+    }
+
+    /// Swaps the most urgent bucket with `spare` (which must be empty) if
+    /// its key (`prio >> shift`) is at most `key`: the bulk-synchronous
+    /// rounds take every thread's bucket of the round's key this way.
+    /// Returns whether a bucket was taken.
+    pub fn take_due(&mut self, key: u64, spare: &mut Vec<(Prio, T)>) -> bool {
+        let level = self.next_level();
+        level != Prio::MAX && (level >> self.shift) <= key && self.take_current(spare)
     }
 
     /// The lower edge of the bucket a pop would come from next: the current
@@ -275,7 +303,7 @@ impl<T> Buckets<T> {
     /// overflow when it ran dry or when the overflow holds a task at or
     /// before that bucket. Returns the number of empty buckets skipped, or
     /// `None` when no task is queued at all.
-    pub(crate) fn advance(&mut self) -> Option<u64> {
+    pub fn advance(&mut self) -> Option<u64> {
         if self.ring_len == 0 {
             return self.refill().then_some(0);
         }
@@ -345,7 +373,7 @@ impl<T> Buckets<T> {
 
     /// Changes the bucket width to `2^shift`, redistributing the ring.
     /// Returns the number of tasks moved.
-    pub(crate) fn set_shift(&mut self, shift: u32) -> usize {
+    pub fn set_shift(&mut self, shift: u32) -> usize {
         let shift = shift.min(63);
         if shift == self.shift {
             return 0;

@@ -37,7 +37,8 @@
 //!   file for the protocol and the argument.
 
 pub(crate) mod adapt;
-pub(crate) mod buckets;
+pub mod buckets;
+pub mod rounds;
 pub(crate) mod stash;
 
 #[cfg(all(test, not(loom)))]
@@ -54,18 +55,37 @@ use stash::{Batch, Shared, Take, ThreadShared, NO_WANT, WANT_ANY};
 
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
 use crate::sync::Ordering;
-use crate::{Handle, Prio, PrivateTasks, SchedReport, Scheduler, Trace};
+use crate::{Execution, Handle, Prio, PrivateTasks, SchedReport, Scheduler, Trace};
 
-/// Default wanted tasks per bucket.
+/// Default wanted tasks per bucket (asynchronous mode).
 pub const DEFAULT_DENSITY: u64 = 16;
+
+/// Default wanted tasks per round and thread (rounds mode).
+pub const DEFAULT_ROUND_TASKS: u64 = 256;
+
+/// How `auto` runs under the executor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Bulk-synchronous rounds (the default): [`rounds`] and the executor's
+    /// rounds loop.
+    Rounds,
+    /// The pop loop over this module's handles: per-thread buckets, shared
+    /// on demand, no barrier.
+    Async,
+}
 
 /// Largest batch `flush` publishes in one piece.
 const FLUSH_BATCH: usize = 1024;
 
-/// Configuration of [`Auto`]. Nothing needs to be set: both parameters
-/// exist for experiments.
+/// Configuration of [`Auto`]. Nothing needs to be set: the parameters exist
+/// for experiments.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AutoConfig {
+    /// Rounds (default) or asynchronous (`mode=rounds|async`).
+    pub mode: Mode,
+    /// Rounds mode: wanted tasks per round and thread (`round`, default
+    /// [`DEFAULT_ROUND_TASKS`]).
+    pub round_tasks: u64,
     /// log2 of the bucket width; `None` (`shift=auto`, the default) adapts
     /// it online, a number fixes it.
     pub shift: Option<u32>,
@@ -79,12 +99,27 @@ pub struct AutoConfig {
 
 impl Default for AutoConfig {
     fn default() -> Self {
-        AutoConfig { shift: None, density: DEFAULT_DENSITY, slack: None }
+        AutoConfig {
+            mode: Mode::Rounds,
+            round_tasks: DEFAULT_ROUND_TASKS,
+            shift: None,
+            density: DEFAULT_DENSITY,
+            slack: None,
+        }
     }
 }
 
 impl SchedConfig for AutoConfig {
     fn from_params(p: &mut Params) -> Result<Self, SpecError> {
+        let mode = match p.take_str_or("mode", "rounds")?.as_str() {
+            "rounds" => Mode::Rounds,
+            "async" => Mode::Async,
+            other => return Err(SpecError(format!("auto: `mode={other}`: expected rounds or async"))),
+        };
+        let round_tasks = p.take_u64("round", DEFAULT_ROUND_TASKS)?;
+        if round_tasks == 0 {
+            return Err(SpecError("auto: `round=0`: expected at least 1".into()));
+        }
         let shift = p.take_u64_or_auto("shift", None)?;
         if shift.is_some_and(|s| s > 63) {
             return Err(SpecError(format!("auto: `shift={}`: expected auto or 0 to 63", shift.unwrap_or(0))));
@@ -94,13 +129,26 @@ impl SchedConfig for AutoConfig {
             return Err(SpecError("auto: `density=0`: expected at least 1".into()));
         }
         let slack = p.take_u64_or_auto("slack", None)?;
-        Ok(AutoConfig { shift: shift.map(|s| s as u32), density, slack })
+        Ok(AutoConfig { mode, round_tasks, shift: shift.map(|s| s as u32), density, slack })
     }
 
     fn to_params(&self) -> String {
+        // Each mode prints its own parameters; the other mode's appear only
+        // when they differ from their defaults, so a spec round-trips.
         let shift = self.shift.map_or("auto".to_string(), |s| s.to_string());
+        let round = format!(",round={}", self.round_tasks);
+        let density = format!(",density={}", self.density);
         let slack = self.slack.map_or(String::new(), |s| format!(",slack={s}"));
-        format!("shift={shift},density={}{slack}", self.density)
+        match self.mode {
+            Mode::Rounds => {
+                let density = if self.density == DEFAULT_DENSITY { String::new() } else { density };
+                format!("mode=rounds,shift={shift}{round}{density}{slack}")
+            }
+            Mode::Async => {
+                let round = if self.round_tasks == DEFAULT_ROUND_TASKS { String::new() } else { round };
+                format!("mode=async,shift={shift}{density}{slack}{round}")
+            }
+        }
     }
 }
 
@@ -185,6 +233,17 @@ impl<T: Send> Scheduler<T> for Auto<T> {
             serve_countdown: 0,
             stats: Stats::default(),
             _not_send: PhantomData,
+        }
+    }
+
+    fn execution(&self) -> Execution {
+        match self.cfg.mode {
+            Mode::Rounds => Execution::Rounds(rounds::RoundsConfig {
+                shift: self.cfg.shift.unwrap_or(0),
+                adapt: self.cfg.shift.is_none(),
+                tasks_per_thread: self.cfg.round_tasks,
+            }),
+            Mode::Async => Execution::PopLoop,
         }
     }
 

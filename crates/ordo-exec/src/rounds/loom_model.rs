@@ -1,0 +1,171 @@
+//! Loom models of the rounds' protocol: the barrier a waiting thread may
+//! leave to help, and the piles work moves through. Run with
+//! `RUSTFLAGS="--cfg loom" cargo test -p ordo-exec --release --lib rounds::loom`.
+
+use loom::sync::atomic::AtomicU64;
+use loom::sync::Arc;
+use loom::thread;
+
+use super::barrier::{Arrival, Barrier};
+use super::piles::Piles;
+use crate::sync::Ordering;
+
+/// A thread's round, as the executor runs it: its own pile, then half of
+/// another's, until both are empty; every task taken is counted in `ran`.
+fn round_work(tid: usize, piles: &Piles<u64>, ran: &[AtomicU64]) {
+    let mut batch = Vec::new();
+    loop {
+        if piles.get(tid).take(1, &mut batch) == 0 && piles.steal(tid, &mut batch) == 0 {
+            return;
+        }
+        for (_, task) in batch.drain(..) {
+            ran[task as usize].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Arrives, and while waiting leaves to help whenever a pile holds work
+/// (a bounded number of looks, then a plain wait); the leader writes the
+/// decision. Returns the decision this thread saw after the release.
+fn arrive_and_wait(
+    tid: usize,
+    barrier: &Barrier,
+    piles: &Piles<u64>,
+    ran: &[AtomicU64],
+    decision: &AtomicU64,
+    leaders: &AtomicU64,
+) -> u64 {
+    loop {
+        let generation = match barrier.arrive() {
+            Arrival::Leader => {
+                leaders.fetch_add(1, Ordering::Relaxed);
+                // The round is over: every task ran exactly once.
+                for r in ran {
+                    assert_eq!(r.load(Ordering::Relaxed), 1, "a task was left or ran twice at the barrier");
+                }
+                decision.store(42, Ordering::Relaxed);
+                barrier.release();
+                return decision.load(Ordering::Relaxed);
+            }
+            Arrival::Wait(g) => g,
+        };
+        let mut helped = false;
+        for _ in 0..2 {
+            if barrier.is_released(generation) {
+                return decision.load(Ordering::Relaxed);
+            }
+            if piles.others_have_work(tid) && barrier.try_leave(generation) {
+                round_work(tid, piles, ran);
+                helped = true;
+                break;
+            }
+            thread::yield_now();
+        }
+        if !helped {
+            barrier.wait(generation).expect("not aborted");
+            return decision.load(Ordering::Relaxed);
+        }
+    }
+}
+
+/// Thread 0 owns all the work; thread 1 has none and goes to the barrier at
+/// once, then leaves it to help. Exactly one leader, every task exactly
+/// once before the decision, and both threads see the decision.
+#[test]
+fn loom_rounds_barrier_with_helping_runs_every_task_once() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(|| {
+        let piles = Arc::new(Piles::<u64>::new(2));
+        let barrier = Arc::new(Barrier::new(2));
+        let ran: Arc<Vec<AtomicU64>> = Arc::new((0..3).map(|_| AtomicU64::new(0)).collect());
+        let decision = Arc::new(AtomicU64::new(0));
+        let leaders = Arc::new(AtomicU64::new(0));
+        let mut tasks: Vec<(u64, u64)> = (0..3).map(|t| (0, t)).collect();
+        piles.get(0).put(&mut tasks);
+        let handles: Vec<_> = (0..2)
+            .map(|tid| {
+                let (piles, barrier, ran, decision, leaders) =
+                    (piles.clone(), barrier.clone(), ran.clone(), decision.clone(), leaders.clone());
+                thread::spawn(move || {
+                    if tid == 0 {
+                        round_work(tid, &piles, &ran);
+                    }
+                    arrive_and_wait(tid, &barrier, &piles, &ran, &decision, &leaders)
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().unwrap(), 42, "a thread left the barrier without the decision");
+        }
+        assert_eq!(leaders.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// Two generations in a row: the second barrier is not confused with the
+/// first (the generation in the state word), one leader each.
+#[test]
+fn loom_rounds_barrier_two_generations_one_leader_each() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(|| {
+        let barrier = Arc::new(Barrier::new(2));
+        let leaders = Arc::new(AtomicU64::new(0));
+        let seen = Arc::new(AtomicU64::new(0));
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                let (barrier, leaders, seen) = (barrier.clone(), leaders.clone(), seen.clone());
+                thread::spawn(move || {
+                    for round in 1..=2u64 {
+                        match barrier.arrive() {
+                            Arrival::Leader => {
+                                leaders.fetch_add(1, Ordering::Relaxed);
+                                seen.store(round, Ordering::Relaxed);
+                                barrier.release();
+                            }
+                            Arrival::Wait(g) => {
+                                barrier.wait(g).expect("not aborted");
+                            }
+                        }
+                        assert_eq!(seen.load(Ordering::Relaxed), round, "released before the decision");
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(leaders.load(Ordering::Relaxed), 2);
+    });
+}
+
+/// A pile's owner takes chunks while a thief takes halves and puts them in
+/// its own pile: every task leaves exactly once.
+#[test]
+fn loom_rounds_pile_tasks_leave_exactly_once() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(|| {
+        let piles = Arc::new(Piles::<u64>::new(2));
+        let ran: Arc<Vec<AtomicU64>> = Arc::new((0..4).map(|_| AtomicU64::new(0)).collect());
+        let mut tasks: Vec<(u64, u64)> = (0..4).map(|t| (0, t)).collect();
+        piles.get(0).put(&mut tasks);
+        let thief = {
+            let (piles, ran) = (piles.clone(), ran.clone());
+            thread::spawn(move || {
+                let mut batch = Vec::new();
+                if piles.steal(1, &mut batch) > 0 {
+                    piles.get(1).put(&mut batch);
+                }
+                round_work(1, &piles, &ran);
+            })
+        };
+        round_work(0, &piles, &ran);
+        thief.join().unwrap();
+        // Anything a late steal left in a pile is taken now.
+        round_work(0, &piles, &ran);
+        for r in ran.iter() {
+            assert_eq!(r.load(Ordering::Relaxed), 1);
+        }
+    });
+}

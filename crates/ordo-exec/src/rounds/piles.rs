@@ -1,0 +1,105 @@
+//! The piles of a round: each thread's share of the round's tasks, visible
+//! to the others so an idle thread can take half of a busy thread's pile.
+//!
+//! A pile is a `Mutex<Vec>` with a length hint beside it, written under the
+//! lock (`Release`) and read without it (`Acquire`) to decide where to look.
+//! Every access to a pile's vector happens under its mutex and moves tasks
+//! out with `drain`, so a task leaves a pile exactly once; a stale hint
+//! only makes a look find nothing. The owner takes chunks from the back; a
+//! thief takes the back half into its own pile, where it stays visible.
+
+use crossbeam_utils::CachePadded;
+use ordo_sched::Prio;
+
+use crate::sync::{AtomicUsize, Mutex, Ordering};
+
+/// One thread's pile.
+pub(crate) struct Pile<T> {
+    tasks: Mutex<Vec<(Prio, T)>>,
+    len: AtomicUsize,
+}
+
+impl<T> Pile<T> {
+    pub(crate) fn new() -> Self {
+        Pile { tasks: Mutex::new(Vec::new()), len: AtomicUsize::new(0) }
+    }
+
+    /// The number of tasks, as last published (a hint).
+    #[inline]
+    pub(crate) fn len_hint(&self) -> usize {
+        self.len.load(Ordering::Acquire)
+    }
+
+    /// Moves all of `tasks` into the pile (swapping vectors when the pile is
+    /// empty, so no task is copied); `tasks` is left empty.
+    pub(crate) fn put(&self, tasks: &mut Vec<(Prio, T)>) {
+        if tasks.is_empty() {
+            return;
+        }
+        let mut pile = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        if pile.is_empty() {
+            std::mem::swap(&mut *pile, tasks);
+        } else {
+            pile.append(tasks);
+        }
+        self.len.store(pile.len(), Ordering::Release);
+    }
+
+    /// Moves up to `max` tasks from the back of the pile into `out`;
+    /// returns how many.
+    pub(crate) fn take(&self, max: usize, out: &mut Vec<(Prio, T)>) -> usize {
+        if self.len_hint() == 0 {
+            return 0;
+        }
+        let mut pile = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        let n = pile.len().min(max);
+        let from = pile.len() - n;
+        out.extend(pile.drain(from..));
+        self.len.store(pile.len(), Ordering::Release);
+        n
+    }
+
+    /// Moves the back half (rounded up) of the pile into `out`; returns how
+    /// many tasks.
+    pub(crate) fn take_half(&self, out: &mut Vec<(Prio, T)>) -> usize {
+        self.take(self.len_hint().div_ceil(2).max(1), out)
+    }
+}
+
+/// The piles of all threads, one cache line each at least.
+pub(crate) struct Piles<T> {
+    piles: Box<[CachePadded<Pile<T>>]>,
+}
+
+impl<T> Piles<T> {
+    pub(crate) fn new(threads: usize) -> Self {
+        Piles { piles: (0..threads).map(|_| CachePadded::new(Pile::new())).collect() }
+    }
+
+    pub(crate) fn get(&self, tid: usize) -> &Pile<T> {
+        &self.piles[tid]
+    }
+
+    /// Moves half of the fullest-looking other pile into `out`, starting the
+    /// search after `tid`; returns how many tasks.
+    pub(crate) fn steal(&self, tid: usize, out: &mut Vec<(Prio, T)>) -> usize {
+        let n = self.piles.len();
+        let mut best: Option<(usize, usize)> = None;
+        for i in 1..n {
+            let victim = (tid + i) % n;
+            let len = self.piles[victim].len_hint();
+            if len > 0 && best.is_none_or(|(_, l)| len > l) {
+                best = Some((victim, len));
+            }
+        }
+        match best {
+            Some((victim, _)) => self.piles[victim].take_half(out),
+            None => 0,
+        }
+    }
+
+    /// Whether the pile of a thread other than `tid` looks non-empty.
+    pub(crate) fn others_have_work(&self, tid: usize) -> bool {
+        self.piles.iter().enumerate().any(|(i, p)| i != tid && p.len_hint() > 0)
+    }
+}

@@ -1,0 +1,195 @@
+//! The width policy of `auto`'s bulk-synchronous rounds: which bucket width
+//! (`2^shift`) the next round uses, chosen from how many tasks the last
+//! rounds ran. The rounds themselves are run by `ordo-exec`.
+//!
+//! # Why tasks per round
+//! The best Δ of Δ-stepping spans three orders of magnitude across inputs
+//! (GAPBS's tuned Δ on this project's inputs: 1 on a Kronecker graph, 2^12
+//! on a road graph, 2^18 on Florida with weights up to 10^5), because what
+//! matters is how many tasks a bucket gathers, not the weights. A round
+//! costs two barriers, so it must carry enough tasks to pay for them and to
+//! keep every thread busy, and no more: a wider bucket runs more tasks
+//! before their distances are final (more re-relaxations). ρ-stepping (Dong
+//! et al., SPAA'21) picks each step's threshold so that about ρ vertices
+//! are processed; here the width is steered, in power-of-two steps, toward
+//! [`RoundController::target`] tasks per round (a constant per thread), as
+//! measured over the last rounds.
+//!
+//! # Amortising a change
+//! A width change redistributes every queued task (one move each), so the
+//! controller decides only after at least [`MIN_ROUNDS`] rounds and after
+//! running at least half as many tasks as are queued since the last change:
+//! redistribution then costs at most two moves per task run.
+
+/// What the executor needs to run `auto` in rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundsConfig {
+    /// The initial log2 bucket width.
+    pub shift: u32,
+    /// Whether the width adapts ([`RoundController`]) or stays fixed.
+    pub adapt: bool,
+    /// Wanted tasks per round and thread (the target is this times the
+    /// thread count).
+    pub tasks_per_thread: u64,
+}
+
+impl RoundsConfig {
+    /// The controller of a run on `threads` threads.
+    pub fn controller(&self, threads: usize) -> RoundController {
+        let target = if self.adapt { self.tasks_per_thread.saturating_mul(threads.max(1) as u64) } else { 0 };
+        RoundController::new(self.shift, target)
+    }
+}
+
+/// Fewest rounds between two width decisions.
+pub const MIN_ROUNDS: u32 = 4;
+/// Largest change of `shift` in one decision.
+pub const MAX_STEP: u32 = 4;
+/// Widest bucket (`2^MAX_SHIFT`); beyond it every key is one bucket anyway.
+pub const MAX_SHIFT: u32 = 40;
+
+/// Chooses the bucket width of each round.
+#[derive(Clone, Debug)]
+pub struct RoundController {
+    /// Wanted tasks per round (all threads together); 0 keeps the width.
+    target: u64,
+    shift: u32,
+    /// Smoothed tasks per round since the last change.
+    smoothed: f64,
+    rounds_since_change: u32,
+    tasks_since_change: u64,
+    total_tasks: u64,
+    rounds: u64,
+    changes: u64,
+    /// `(tasks run so far, shift)` at the start and at every change.
+    trace: Vec<(u64, u64)>,
+}
+
+impl RoundController {
+    /// A controller starting at width `2^shift`, steering toward `target`
+    /// tasks per round (`0`: never change the width).
+    pub fn new(shift: u32, target: u64) -> Self {
+        RoundController {
+            target,
+            shift,
+            smoothed: 0.0,
+            rounds_since_change: 0,
+            tasks_since_change: 0,
+            total_tasks: 0,
+            rounds: 0,
+            changes: 0,
+            trace: vec![(0, u64::from(shift))],
+        }
+    }
+
+    /// The wanted tasks per round.
+    pub fn target(&self) -> u64 {
+        self.target
+    }
+
+    /// The current log2 bucket width.
+    pub fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// Rounds seen.
+    pub fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
+    /// Width changes made.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// `(tasks run so far, log2 width)` at the start and at every change.
+    pub fn trace(&self) -> &[(u64, u64)] {
+        &self.trace
+    }
+
+    /// A round ran `tasks` tasks and `queued` tasks wait: returns the log2
+    /// width of the next round.
+    pub fn on_round(&mut self, tasks: u64, queued: u64) -> u32 {
+        self.rounds += 1;
+        self.total_tasks += tasks;
+        self.tasks_since_change += tasks;
+        self.rounds_since_change += 1;
+        self.smoothed = if self.rounds_since_change == 1 {
+            tasks as f64
+        } else {
+            0.75 * self.smoothed + 0.25 * tasks as f64
+        };
+        if self.target == 0
+            || self.rounds_since_change < MIN_ROUNDS
+            || self.tasks_since_change.saturating_mul(2) < queued
+        {
+            return self.shift;
+        }
+        let ratio = self.target as f64 / self.smoothed.max(1.0);
+        let new = if ratio >= 2.0 {
+            (self.shift + (ratio.log2().floor() as u32).min(MAX_STEP)).min(MAX_SHIFT)
+        } else if ratio <= 0.5 {
+            self.shift.saturating_sub(((1.0 / ratio).log2().floor() as u32).min(MAX_STEP))
+        } else {
+            self.shift
+        };
+        if new != self.shift {
+            self.shift = new;
+            self.changes += 1;
+            self.rounds_since_change = 0;
+            self.tasks_since_change = 0;
+            self.trace.push((self.total_tasks, u64::from(new)));
+        }
+        self.shift
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparse_rounds_widen_dense_rounds_narrow_on_target_stays() {
+        let mut c = RoundController::new(0, 256);
+        for _ in 0..MIN_ROUNDS - 1 {
+            assert_eq!(c.on_round(1, 0), 0, "no decision before MIN_ROUNDS");
+        }
+        assert_eq!(c.on_round(1, 0), MAX_STEP, "1 task per round: widen by the largest step");
+        for _ in 0..MIN_ROUNDS - 1 {
+            c.on_round(4096, 0);
+        }
+        assert_eq!(c.on_round(4096, 0), 0, "16x too many: narrow by log2(16)");
+        for _ in 0..3 * MIN_ROUNDS {
+            assert_eq!(c.on_round(300, 0), 0, "within a factor 2 of the target: stay");
+        }
+        assert_eq!(c.changes(), 2);
+        assert_eq!(c.trace(), &[(0, 0), (4, 4), (4 + 4 * 4096, 0)]);
+    }
+
+    #[test]
+    fn a_change_waits_until_half_the_queue_ran_and_fixed_never_changes() {
+        let mut c = RoundController::new(3, 256);
+        for _ in 0..10 {
+            assert_eq!(c.on_round(1, 1_000_000), 3, "queue too long to redistribute yet");
+        }
+        let mut fixed = RoundController::new(5, 0);
+        for _ in 0..10 {
+            assert_eq!(fixed.on_round(1, 0), 5);
+        }
+        assert_eq!(fixed.changes(), 0);
+    }
+
+    #[test]
+    fn width_stays_in_range() {
+        let mut c = RoundController::new(MAX_SHIFT - 1, u64::MAX / 2);
+        for _ in 0..4 * MIN_ROUNDS {
+            c.on_round(1, 0);
+        }
+        assert_eq!(c.shift(), MAX_SHIFT);
+        let mut c = RoundController::new(1, 1);
+        for _ in 0..4 * MIN_ROUNDS {
+            c.on_round(1 << 20, 0);
+        }
+        assert_eq!(c.shift(), 0);
+    }
+}

@@ -54,7 +54,8 @@
 //! assert_eq!(dist, vec![0, 4, 7]);
 //! let exact = dijkstra(&graph, 0).unwrap();
 //! compare_exact(&exact.values, &dist).unwrap();
-//! assert!(stats.total.tasks >= exact.settled);
+//! // Vertex 2 has no out-edge: it is lowered but never scheduled.
+//! assert!(stats.total.tasks < exact.settled);
 //! ```
 //!
 //! The same through the application layer, which also verifies and reports:

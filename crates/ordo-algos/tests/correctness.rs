@@ -244,9 +244,13 @@ fn inputs(size: Size) -> Vec<Case> {
     cases
 }
 
-fn check_stats(stats: &RunStats, settled: u64, what: &str) {
+/// `settled`: the vertices every run must have run a task for, `None` for
+/// SSSP, which does not schedule dead ends and links of chains.
+fn check_stats(stats: &RunStats, settled: Option<u64>, what: &str) {
     let t = &stats.total;
-    assert!(t.tasks >= settled, "{what}: {} tasks < {settled} settled vertices", t.tasks);
+    if let Some(settled) = settled {
+        assert!(t.tasks >= settled, "{what}: {} tasks < {settled} settled vertices", t.tasks);
+    }
     assert!(t.stale_tasks <= t.tasks, "{what}: more stale tasks than tasks");
     assert_eq!(t.tasks, t.pops, "{what}: every pop runs one task");
     assert_eq!(t.pushes, t.tasks, "{what}: every pushed task (incl. the initial one) runs exactly once");
@@ -288,13 +292,13 @@ fn sssp_and_bfs_equal_the_references_on_every_scheduler() {
                     panic!("sssp, {what}: {e}");
                 }
                 verify::check_fixpoint(&c.graph, c.source, &dist, EdgeCost::Weights).unwrap();
-                check_stats(&stats, d.settled, &format!("sssp, {what}"));
+                check_stats(&stats, None, &format!("sssp, {what}"));
 
                 let (levels, stats) = ordo_algos::bfs(&pool, &spec, &c.graph, c.source, &opts).unwrap();
                 if let Err(e) = verify::compare_exact(&b.values, &levels) {
                     panic!("bfs, {what}: {e}");
                 }
-                check_stats(&stats, b.settled, &format!("bfs, {what}"));
+                check_stats(&stats, Some(b.settled), &format!("bfs, {what}"));
                 // Shown with --nocapture: locates a slow or hanging cell.
                 eprintln!("ok {what}: {:.3} s", started.elapsed().as_secs_f64());
             }
@@ -323,14 +327,16 @@ fn rome99_matches_the_published_checksums() {
 #[test]
 fn exact_order_scheduler_does_no_redundant_work() {
     // With `strict` (exact priority order, one thread) the parallel SSSP is
-    // Dijkstra: at most one non-stale task per reached vertex.
+    // Dijkstra: at most one non-stale task per reached vertex (fewer: dead
+    // ends and links of chains get no task).
     let g = road_like(60, 9);
     let pool = Pool::new(1).unwrap();
     let (dist, stats) =
         ordo_algos::sssp(&pool, &"strict".parse().unwrap(), &g, 0, &ExecOptions::default()).unwrap();
     let d = ordo_algos::dijkstra(&g, 0).unwrap();
     assert_eq!(dist, d.values);
-    assert_eq!(stats.total.tasks - stats.total.stale_tasks, d.settled);
+    let ran = stats.total.tasks - stats.total.stale_tasks;
+    assert!(ran <= d.settled && ran > 0, "{ran} non-stale tasks for {} settled vertices", d.settled);
 }
 
 #[test]

@@ -84,12 +84,19 @@ const _: () = assert!(std::mem::size_of::<TaskNote>() == 16);
 
 /// What the operator sees while running a task: where it pushes new tasks.
 ///
-/// Pushes are buffered and handed to the scheduler after the operator
-/// returns (as Galois does), so the operator closure stays non-generic while
-/// every scheduler call is statically dispatched.
+/// Under the pop loop, pushes are buffered and handed to the scheduler
+/// after the operator returns (as Galois does), so the operator closure
+/// stays non-generic while every scheduler call is statically dispatched.
+/// Under `auto`'s rounds the context holds the thread's buckets and a push
+/// goes straight into them (no second copy of the task).
 pub struct Context<T> {
     tid: usize,
     pushes: Vec<(Prio, T)>,
+    /// The rounds' per-thread buckets.
+    buckets: Option<ordo_sched::auto::buckets::Buckets<T>>,
+    /// Whether pushes go to `pushes` even with `buckets` (the rounds loop
+    /// with cycle timing, so that pushing stays a separate, timed phase).
+    buffer: bool,
     stale: u64,
     /// [`ExecOptions::log_tasks`]: whether [`Context::note`] records.
     log_tasks: bool,
@@ -105,6 +112,8 @@ impl<T> Context<T> {
         Context {
             tid,
             pushes: Vec::new(),
+            buckets: None,
+            buffer: true,
             stale: 0,
             log_tasks: false,
             noted_this_task: false,
@@ -149,6 +158,14 @@ impl<T> Context<T> {
         }
     }
 
+    /// Whether [`Context::note`] records (task notes are on): an operator
+    /// that would do some tasks' work inline instead of scheduling them
+    /// should schedule them then, so that each piece of work has its note.
+    #[inline]
+    pub fn records_notes(&self) -> bool {
+        self.log_tasks
+    }
+
     /// Closes the current task's note, if it has one, with the operator's
     /// `cycles` (used by the executor after the operator returns).
     #[inline]
@@ -169,7 +186,36 @@ impl<T> Context<T> {
     /// Schedules `task` with priority `prio` (lower is more urgent).
     #[inline]
     pub fn push(&mut self, prio: Prio, task: T) {
+        if !self.buffer {
+            if let Some(b) = &mut self.buckets {
+                b.push(prio, task);
+                return;
+            }
+        }
         self.pushes.push((prio, task));
+    }
+
+    /// Gives the context the rounds' per-thread buckets; unless `buffer`,
+    /// pushes go straight into them.
+    pub(crate) fn keep_buckets(&mut self, buckets: ordo_sched::auto::buckets::Buckets<T>, buffer: bool) {
+        self.buckets = Some(buckets);
+        self.buffer = buffer;
+    }
+
+    /// The buckets given by [`Context::keep_buckets`].
+    #[inline]
+    pub(crate) fn buckets(&mut self) -> &mut ordo_sched::auto::buckets::Buckets<T> {
+        self.buckets.as_mut().expect("the rounds loop gives the context its buckets")
+    }
+
+    /// Moves the buffered pushes into the buckets; returns how many.
+    pub(crate) fn file_pushes(&mut self) -> u64 {
+        let b = self.buckets.as_mut().expect("the rounds loop gives the context its buckets");
+        let n = self.pushes.len() as u64;
+        for (p, t) in self.pushes.drain(..) {
+            b.push(p, t);
+        }
+        n
     }
 
     /// The worker's index, `0..threads`.

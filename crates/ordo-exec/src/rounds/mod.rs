@@ -240,7 +240,7 @@ struct Worker<'a, T, F, const TIMED: bool> {
     shared: &'a Shared<T>,
     tid: usize,
     op: &'a F,
-    buckets: Buckets<T>,
+    /// Holds this thread's buckets (see [`Context::keep_buckets`]).
     ctx: Context<T>,
     c: Counters,
     r: RoundCounters,
@@ -266,18 +266,17 @@ where
         }
         for (prio, task) in batch.drain(..) {
             (self.op)(prio, task, &mut self.ctx);
-            let task_cycles = self.c.lap::<TIMED>();
-            self.c.cycles.task += task_cycles;
-            self.ctx.end_task(task_cycles);
-            let mut pushed = 0;
-            for (p, t) in self.ctx.drain_pushes() {
-                self.buckets.push(p, t);
-                pushed += 1;
-            }
-            self.c.pushes += pushed;
             if TIMED {
+                let task_cycles = self.c.lap::<TIMED>();
+                self.c.cycles.task += task_cycles;
+                self.ctx.end_task(task_cycles);
+                // Timed runs buffer the pushes, so that filing them into the
+                // buckets is a phase of its own (Enq).
+                let pushed = self.ctx.file_pushes();
                 self.c.cycles.enq += self.c.lap::<TIMED>();
                 self.c.cycles.enq_ops += pushed;
+            } else {
+                self.ctx.end_task(0);
             }
             self.c.tasks += 1;
             if self.c.tasks & (PUBLISH_EVERY - 1) == 0 && !self.check_in() {
@@ -306,17 +305,18 @@ where
         let mut shift = shift;
         let mut batch = Vec::new();
         loop {
-            let level = self.buckets.next_level();
+            let level = self.ctx.buckets().next_level();
             if level == Prio::MAX {
                 break;
             }
-            let next = controller.on_round(std::mem::take(&mut self.round_tasks), self.buckets.len() as u64);
+            let next =
+                controller.on_round(std::mem::take(&mut self.round_tasks), self.ctx.buckets().len() as u64);
             if next != shift {
                 shift = next;
-                self.r.rebucketed += self.buckets.set_shift(shift) as u64;
+                self.r.rebucketed += self.ctx.buckets().set_shift(shift) as u64;
             }
-            let key = self.buckets.next_level() >> shift;
-            while self.buckets.take_due(key, &mut batch) {
+            let key = self.ctx.buckets().next_level() >> shift;
+            while self.ctx.buckets().take_due(key, &mut batch) {
                 if !self.run_batch(&mut batch) {
                     *self.shared.controller.lock().unwrap_or_else(|e| e.into_inner()) = controller;
                     return;
@@ -343,11 +343,11 @@ where
             }
             self.round_tasks = 0;
             let (shift, k) = (shared.shift.load(Ordering::Relaxed), shared.key.load(Ordering::Relaxed));
-            if self.buckets.shift() != shift {
-                self.r.rebucketed += self.buckets.set_shift(shift) as u64;
+            if self.ctx.buckets().shift() != shift {
+                self.r.rebucketed += self.ctx.buckets().set_shift(shift) as u64;
             }
             let me = shared.piles.get(self.tid);
-            while self.buckets.take_due(k, &mut batch) {
+            while self.ctx.buckets().take_due(k, &mut batch) {
                 self.r.published += 1;
                 me.put(&mut batch);
             }
@@ -381,7 +381,7 @@ where
                 continue;
             }
             self.c.empty_pops += 1;
-            if self.buckets.take_due(key, batch) {
+            if self.ctx.buckets().take_due(key, batch) {
                 if batch.len() <= CHUNK {
                     self.r.fused_tasks += batch.len() as u64;
                     if !self.run_batch(batch) {
@@ -409,8 +409,8 @@ where
         let barrier = &shared.barrier;
         loop {
             let report = &shared.reports[self.tid];
-            report.level.store(self.buckets.next_level(), Ordering::Relaxed);
-            report.queued.store(self.buckets.len() as u64, Ordering::Relaxed);
+            report.level.store(self.ctx.buckets().next_level(), Ordering::Relaxed);
+            report.queued.store(self.ctx.buckets().len() as u64, Ordering::Relaxed);
             report.tasks.store(self.round_tasks, Ordering::Relaxed);
             self.c.idle_scans += 1;
             let generation = match barrier.arrive() {
@@ -474,7 +474,6 @@ where
     let start = c.last_lap;
     let mut buckets = Buckets::new(shift);
     let initial_count = initial.len() as u64;
-    c.pushes += initial_count;
     for (p, t) in initial {
         buckets.push(p, t);
     }
@@ -482,12 +481,13 @@ where
     c.cycles.enq_ops += if TIMED { initial_count } else { 0 };
     let observer = Observer { tid, monitor: shared.monitor.as_deref(), cancelled: &shared.cancelled };
     observer.check_in(0);
+    let mut ctx = Context::with_task_log(tid, shared.log_tasks);
+    ctx.keep_buckets(buckets, TIMED);
     let mut w = Worker::<T, F, TIMED> {
         shared,
         tid,
         op,
-        buckets,
-        ctx: Context::with_task_log(tid, shared.log_tasks),
+        ctx,
         c,
         r: RoundCounters::default(),
         observer,
@@ -505,6 +505,8 @@ where
     }
     let mut c = w.c;
     c.stale = w.ctx.stale_count();
+    // Every push went through the buckets (the initial ones included).
+    c.pushes = w.ctx.buckets().pushes();
     let cycles = TIMED.then(|| {
         let total = timing::now().wrapping_sub(start);
         let mut b = c.cycles;
@@ -512,6 +514,7 @@ where
         b
     });
     let r = w.r;
+    let (final_shift, left_queued) = (w.ctx.buckets().shift(), w.ctx.buckets().len() as u64);
     let stats = ThreadStats {
         tasks: c.tasks,
         pushes: c.pushes,
@@ -528,8 +531,8 @@ where
             ("stolen_tasks", r.stolen_tasks),
             ("barrier_helps", r.helps),
             ("rebucketed_tasks", r.rebucketed),
-            ("final_shift", u64::from(w.buckets.shift())),
-            ("left_queued", w.buckets.len() as u64),
+            ("final_shift", u64::from(final_shift)),
+            ("left_queued", left_queued),
         ],
         cycles,
     };

@@ -232,6 +232,13 @@ impl<T> Buckets<T> {
         true
     }
 
+    /// Every push so far (the tasks moved by [`Buckets::set_shift`] are not
+    /// pushes).
+    #[inline]
+    pub fn pushes(&self) -> u64 {
+        self.counts.pushes
+    }
+
     /// Whether no task is queued.
     #[inline]
     pub fn is_empty(&self) -> bool {

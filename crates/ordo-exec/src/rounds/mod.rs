@@ -264,7 +264,7 @@ where
             self.c.cycles.deq += self.c.lap::<TIMED>();
             self.c.cycles.deq_ops += n;
         }
-        for (prio, task) in batch.drain(..) {
+        for (prio, task) in batch.drain(..).rev() {
             (self.op)(prio, task, &mut self.ctx);
             if TIMED {
                 let task_cycles = self.c.lap::<TIMED>();

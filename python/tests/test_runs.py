@@ -145,8 +145,10 @@ CTRL_C_CHILD = textwrap.dedent(
     g = ordo.generate("road:n=1000000")
     print("ready", flush=True)
     try:
+        # fifo on a road graph does ~30x the work of Dijkstra: each run takes seconds, so the
+        # signal lands inside one.
         for _ in range(1000):
-            ordo.sssp(g, 0, scheduler="strict", threads=1)
+            ordo.sssp(g, 0, scheduler="fifo", threads=1)
         print("never interrupted", flush=True)
     except KeyboardInterrupt as e:
         notes = getattr(e, "__notes__", [])
@@ -165,8 +167,8 @@ def test_ctrl_c_cancels_a_long_run_and_raises_keyboard_interrupt():
     )
     try:
         assert child.stdout.readline().strip() == "ready"
-        # The child runs back-to-back SSSPs of ~1M vertices: a signal now lands
-        # inside a run (between two runs it would still raise, without the note).
+        # The child runs back-to-back SSSPs of ~1M vertices, each for seconds: a signal now
+        # lands inside a run (between two runs it would still raise, without the note).
         threading.Event().wait(0.5)
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=300)

@@ -50,7 +50,9 @@ impl Algorithm for Astar {
     const OUT_FORMAT: &'static str = "the path, one vertex per line from source to target, then \
                                       `length <distance>` (`length inf` and no vertex when unreachable)";
     type Strategy = SchedulerSpec;
-    const DEFAULT_STRATEGY: &'static str = "pmod";
+    /// `auto`: the best scheduler on every input of `bench/papers.toml` at 2 threads
+    /// (Table 5 run of 2026-11-25, `docs/results.md`).
+    const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = AstarResult;
     type Reference = TargetReference;
 

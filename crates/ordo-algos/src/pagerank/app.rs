@@ -69,7 +69,10 @@ impl<const FINE: bool> Algorithm for PageRankApp<FINE> {
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 0 };
     const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 0 };
     type Strategy = SchedulerSpec;
-    const DEFAULT_STRATEGY: &'static str = "pmod";
+    /// PR-D: `auto` (the best on Slashdot, 0.96 of `pmod` on R-MAT 14; `pmod` is 0.65 of
+    /// `auto` on Slashdot). PR: `pmod` (the best on R-MAT 14, 0.91 of `obim` on Slashdot,
+    /// where `auto` is 0.87 and 0.90). `bench/papers.toml`, 2 threads, `docs/results.md`.
+    const DEFAULT_STRATEGY: &'static str = if FINE { "auto" } else { "pmod" };
     type Output = PageRank;
     type Reference = PageRankReference;
 

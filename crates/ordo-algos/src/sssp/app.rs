@@ -38,7 +38,9 @@ impl Algorithm for Sssp {
     const CYCLES: bool = true;
     const OUT_FORMAT: &'static str = VALUES_OUT;
     type Strategy = SchedulerSpec;
-    const DEFAULT_STRATEGY: &'static str = "pmod";
+    /// `auto`: the best scheduler on every input of `bench/papers.toml` at 2 threads
+    /// (Table 5 run of 2026-11-25, `docs/results.md`).
+    const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = Vec<u64>;
     type Reference = Vec<u64>;
 

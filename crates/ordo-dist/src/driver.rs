@@ -269,7 +269,7 @@ pub fn run_sssp(
             return Ok((out.dist, stats));
         }
         let resolved = cfg.dc.resolve(remote_mean).map_err(DistError::Config)?;
-        params.push(("sched", cfg.sched.to_string()));
+        params.push(("sched", cfg.sched.handle_driven().to_string()));
         if cfg.variant.has_frequency() || cfg.variant == Variant::Np {
             params.push(("freq", resolved.freq.to_string()));
         }

@@ -42,3 +42,20 @@ fn real_road_file() {
     ordo_graph::binary::write(&whole, &path).unwrap();
     all_variants_all_ranks(&GraphSource::File { path, check: PartCheck::Rows }, &whole);
 }
+
+#[test]
+fn every_registered_scheduler_as_the_local_queue() {
+    // Each rank drives its local queue through handles (`auto` in its
+    // asynchronous mode); a rank's queue is flushed while it still holds
+    // tasks, which every scheduler must survive.
+    let spec: GenSpec = "road:n=3000".parse().unwrap();
+    let whole = spec.generate().unwrap();
+    for name in ordo_sched::SchedulerSpec::names() {
+        for ranks in [1, 3] {
+            let mut cfg = ordo_dist::SsspConfig::new(Variant::AfFc, 0);
+            cfg.gather_distances = true;
+            cfg.sched = name.parse().unwrap();
+            common::check_with(&GraphSource::Gen(spec.clone()), &whole, &cfg, ranks, Network::Local);
+        }
+    }
+}

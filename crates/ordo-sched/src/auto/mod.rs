@@ -447,11 +447,18 @@ impl<T: Send> AutoHandle<'_, T> {
         got
     }
 
-    /// One thread: the current bucket is empty; move to the next one.
+    /// One thread: the current bucket is empty; move to the next one. With
+    /// no bucket left, take back what `flush` (or a dropped handle of this
+    /// thread) moved into the stash: alone, the stash is still this
+    /// thread's work.
     #[inline(never)]
     fn pop_slow_alone(&mut self) -> Option<(Prio, T)> {
         loop {
-            let skipped = self.buckets.advance()?;
+            let skipped = match self.buckets.advance() {
+                Some(skipped) => skipped,
+                None if self.take_from_others(Prio::MAX) => continue,
+                None => return None,
+            };
             self.on_transition(skipped);
             if let Some(item) = self.buckets.pop_current() {
                 self.ctl.on_pop();

@@ -257,3 +257,29 @@ fn an_adapting_run_reports_its_width_changes_in_the_shift_trace() {
     assert!(trace.points.windows(2).all(|w| w[0].0 <= w[1].0), "x increases");
     assert!(trace.points.last().unwrap().1 > 0);
 }
+
+#[test]
+fn one_thread_pops_what_flush_moved_to_its_stash() {
+    // A distributed rank's local queue flushes while it still holds tasks;
+    // alone, its pop must still find them (the stash is its own work).
+    for spec in ["auto:mode=async", "auto:mode=async,shift=0"] {
+        let s = build(1, spec);
+        let mut h = s.handle(0);
+        for i in 0..100u64 {
+            h.push(i * 7 % 31, i);
+        }
+        h.flush();
+        h.push(5, 100);
+        let mut got: Vec<u64> = std::iter::from_fn(|| h.pop().map(|(_, t)| t)).collect();
+        got.sort_unstable();
+        assert_eq!(got, (0..=100).collect::<Vec<_>>(), "{spec}");
+        drop(h);
+        // A new handle of the same thread takes over what the dropped one published.
+        let mut h = s.handle(0);
+        h.push(1, 7);
+        drop(h);
+        let mut h = s.handle(0);
+        assert_eq!(h.pop(), Some((1, 7)), "{spec}");
+        assert_eq!(h.pop(), None, "{spec}");
+    }
+}

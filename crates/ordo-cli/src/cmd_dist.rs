@@ -179,8 +179,12 @@ fn run_mpi(
         // Print before the shutdown handshake: mpirun ends the whole job as
         // soon as one process exits non-zero, and no rank can leave the
         // handshake before every rank has entered it, so every rank's
-        // message is out before any rank exits.
-        eprintln!("error: rank {rank}: {e}");
+        // message is out before any rank exits. The line goes out in one
+        // write: `eprintln!` writes its pieces separately, and mpirun merges
+        // the ranks' streams, so pieces of two ranks' lines could interleave.
+        use std::io::Write;
+        let line = format!("error: rank {rank}: {e}\n");
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
     ep.finish();
     match result {

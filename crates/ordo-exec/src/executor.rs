@@ -291,7 +291,7 @@ where
 }
 
 /// What one worker hands back: its statistics and its task notes.
-type WorkerReport = (ThreadStats, Vec<TaskNote>);
+pub(crate) type WorkerReport = (ThreadStats, Vec<TaskNote>);
 
 /// What the workers of one run share besides the scheduler and operator.
 struct RunShared {
@@ -330,9 +330,6 @@ where
         return crate::rounds::run(pool, cfg, std::any::type_name::<S>(), initial, op, opts);
     }
     let threads = pool.threads();
-    let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
-        split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
-    let results: Vec<Mutex<Option<WorkerReport>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let run = RunShared {
         threads,
         term: Termination::new(threads),
@@ -343,32 +340,19 @@ where
         cancelled: AtomicBool::new(false),
     };
     let timed = opts.cycle_timing;
-    let job = |tid: usize| {
-        let initial = std::mem::take(&mut *blocks[tid].lock().unwrap_or_else(|e| e.into_inner()));
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+    let (time_s, per_thread, notes) = run_workers(
+        pool,
+        initial,
+        |tid, initial| {
             if timed {
                 worker::<S, T, F, true>(sched, tid, initial, &op, &run)
             } else {
                 worker::<S, T, F, false>(sched, tid, initial, &op, &run)
             }
-        }));
-        match outcome {
-            Ok(stats) => *results[tid].lock().unwrap_or_else(|e| e.into_inner()) = Some(stats),
-            Err(payload) => {
-                // Stop the others (they would wait forever for this worker's
-                // share of the work), then let the pool re-raise the panic.
-                run.sleep.announce_done(&run.term);
-                panic::resume_unwind(payload);
-            }
-        }
-    };
-    let start = Instant::now();
-    pool.broadcast(&job);
-    let time_s = start.elapsed().as_secs_f64();
-    let (per_thread, notes): (Vec<ThreadStats>, Vec<Vec<TaskNote>>) = results
-        .into_iter()
-        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every worker reports"))
-        .unzip();
+        },
+        // The others would wait forever for this worker's share of the work.
+        || run.sleep.announce_done(&run.term),
+    );
     let task_notes = if opts.log_tasks { notes } else { Vec::new() };
     let report = sched.report();
     RunStats {
@@ -382,6 +366,47 @@ where
         task_notes,
         cancelled: run.cancelled.load(Ordering::Relaxed),
     }
+}
+
+/// Runs `work(tid, block)` once on every thread of `pool`, `block` being the
+/// thread's contiguous share of `initial`, and gathers the reports in
+/// thread order with the wall time of the whole. A worker that panics first
+/// calls `release_others` (so that no other worker waits for it forever),
+/// then the pool re-raises its panic here once every worker stopped.
+pub(crate) fn run_workers<T, I, W, R>(
+    pool: &Pool,
+    initial: I,
+    work: W,
+    release_others: R,
+) -> (f64, Vec<ThreadStats>, Vec<Vec<TaskNote>>)
+where
+    T: Send,
+    I: IntoIterator<Item = (Prio, T)>,
+    W: Fn(usize, Vec<(Prio, T)>) -> WorkerReport + Sync,
+    R: Fn() + Sync,
+{
+    let threads = pool.threads();
+    let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
+        split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
+    let results: Vec<Mutex<Option<WorkerReport>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+    let job = |tid: usize| {
+        let block = std::mem::take(&mut *blocks[tid].lock().unwrap_or_else(|e| e.into_inner()));
+        match panic::catch_unwind(AssertUnwindSafe(|| work(tid, block))) {
+            Ok(report) => *results[tid].lock().unwrap_or_else(|e| e.into_inner()) = Some(report),
+            Err(payload) => {
+                release_others();
+                panic::resume_unwind(payload);
+            }
+        }
+    };
+    let start = Instant::now();
+    pool.broadcast(&job);
+    let time_s = start.elapsed().as_secs_f64();
+    let (per_thread, notes) = results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every worker reports"))
+        .unzip();
+    (time_s, per_thread, notes)
 }
 
 /// Splits `initial` into `threads` contiguous blocks of nearly equal size.

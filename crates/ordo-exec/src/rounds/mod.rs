@@ -60,15 +60,12 @@ mod piles;
 #[cfg(loom)]
 mod loom_model;
 
-use std::panic::{self, AssertUnwindSafe};
-use std::time::Instant;
-
 use crossbeam_utils::CachePadded;
 use ordo_sched::auto::buckets::Buckets;
 use ordo_sched::auto::rounds::{RoundController, RoundsConfig};
 use ordo_sched::{Prio, Trace};
 
-use crate::executor::{Counters, Observer};
+use crate::executor::{run_workers, Counters, Observer};
 use crate::monitor::PUBLISH_EVERY;
 use crate::pool::Pool;
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
@@ -165,8 +162,6 @@ where
     F: Fn(Prio, T, &mut Context<T>) + Sync,
 {
     let threads = pool.threads();
-    let blocks: Vec<Mutex<Vec<(Prio, T)>>> =
-        crate::executor::split_into_blocks(initial, threads).into_iter().map(Mutex::new).collect();
     let shared = Shared {
         threads,
         piles: Piles::new(threads),
@@ -188,35 +183,20 @@ where
         monitor: opts.monitor.clone(),
         cancelled: std::sync::atomic::AtomicBool::new(false),
     };
-    type WorkerReport = (ThreadStats, Vec<TaskNote>);
-    let results: Vec<Mutex<Option<WorkerReport>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let timed = opts.cycle_timing;
-    let job = |tid: usize| {
-        let initial = std::mem::take(&mut *blocks[tid].lock().unwrap_or_else(|e| e.into_inner()));
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+    let (time_s, per_thread, notes) = run_workers(
+        pool,
+        initial,
+        |tid, initial| {
             if timed {
                 worker::<T, F, true>(&shared, tid, initial, &op, cfg.shift)
             } else {
                 worker::<T, F, false>(&shared, tid, initial, &op, cfg.shift)
             }
-        }));
-        match outcome {
-            Ok(report) => *results[tid].lock().unwrap_or_else(|e| e.into_inner()) = Some(report),
-            Err(payload) => {
-                // Release the others (they would wait for this worker at the
-                // next barrier), then let the pool re-raise the panic.
-                shared.barrier.abort();
-                panic::resume_unwind(payload);
-            }
-        }
-    };
-    let start = Instant::now();
-    pool.broadcast(&job);
-    let time_s = start.elapsed().as_secs_f64();
-    let (per_thread, notes): (Vec<ThreadStats>, Vec<Vec<TaskNote>>) = results
-        .into_iter()
-        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every worker reports"))
-        .unzip();
+        },
+        // The others would wait for this worker at the next barrier.
+        || shared.barrier.abort(),
+    );
     let controller = shared.controller.into_inner().unwrap_or_else(|e| e.into_inner());
     RunStats {
         scheduler: name.to_string(),

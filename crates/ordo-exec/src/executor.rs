@@ -20,7 +20,7 @@ use crate::monitor::{RunMonitor, PUBLISH_EVERY};
 use crate::pool::Pool;
 use crate::sleep::{Sleep, Waited};
 use crate::termination::Termination;
-use crate::{timing, Context, CycleBreakdown, ExecOptions, RunStats, TaskNote, ThreadStats};
+use crate::{timing, Context, CycleBreakdown, ExecOptions, Operator, RunStats, TaskNote, ThreadStats};
 
 /// A worker that pushed this many tasks since it last woke a parked worker
 /// wakes one (if any is parked).
@@ -90,9 +90,9 @@ fn run_task<T, H, F, const TIMED: bool>(
     (prio, task): (Prio, T),
 ) where
     H: Handle<T>,
-    F: Fn(Prio, T, &mut Context<T>),
+    F: Operator<T>,
 {
-    op(prio, task, ctx);
+    op.run(prio, task, ctx);
     let task_cycles = c.lap::<TIMED>();
     c.cycles.task += task_cycles;
     // The task's note (good vs useless work) gets the same cycles.
@@ -156,7 +156,7 @@ pub(crate) fn run_loop<T, H, F, const TIMED: bool>(
     observer: &Observer<'_>,
 ) where
     H: Handle<T>,
-    F: Fn(Prio, T, &mut Context<T>),
+    F: Operator<T>,
 {
     let mut found: Option<(Prio, T)> = None;
     loop {
@@ -244,7 +244,7 @@ fn worker<S, T, F, const TIMED: bool>(
 where
     S: Scheduler<T>,
     T: Send,
-    F: Fn(Prio, T, &mut Context<T>),
+    F: Operator<T>,
 {
     let mut c = Counters::default();
     c.lap::<TIMED>();
@@ -325,6 +325,19 @@ where
     T: Send,
     I: IntoIterator<Item = (Prio, T)>,
     F: Fn(Prio, T, &mut Context<T>) + Sync,
+{
+    run_on(pool, sched, initial, op, opts)
+}
+
+/// [`for_each_on`] for any [`Operator`]. (The public functions take closures
+/// by their `Fn` signature, so that a closure's argument types need no
+/// annotation; this one takes the trait.)
+fn run_on<S, T, I, F>(pool: &Pool, sched: &S, initial: I, op: F, opts: &ExecOptions) -> RunStats
+where
+    S: Scheduler<T>,
+    T: Send,
+    I: IntoIterator<Item = (Prio, T)>,
+    F: Operator<T>,
 {
     if let Execution::Rounds(cfg) = sched.execution() {
         return crate::rounds::run(pool, cfg, std::any::type_name::<S>(), initial, op, opts);
@@ -455,6 +468,23 @@ where
     I: IntoIterator<Item = (Prio, T)>,
     F: Fn(Prio, T, &mut Context<T>) + Sync,
 {
+    for_each_operator(pool, spec, initial, op, opts)
+}
+
+/// [`for_each`] for any [`Operator`], e.g. one with prefetch hints made by
+/// [`with_prefetch`](crate::with_prefetch).
+pub fn for_each_operator<T, I, F>(
+    pool: &Pool,
+    spec: &SchedulerSpec,
+    initial: I,
+    op: F,
+    opts: &ExecOptions,
+) -> RunStats
+where
+    T: Send,
+    I: IntoIterator<Item = (Prio, T)>,
+    F: Operator<T>,
+{
     struct Run<'a, I, F> {
         pool: &'a Pool,
         initial: I,
@@ -465,11 +495,11 @@ where
     where
         T: Send,
         I: IntoIterator<Item = (Prio, T)>,
-        F: Fn(Prio, T, &mut Context<T>) + Sync,
+        F: Operator<T>,
     {
         type Output = RunStats;
         fn visit<S: Scheduler<T>>(self, sched: S) -> RunStats {
-            for_each_on(self.pool, &sched, self.initial, self.op, self.opts)
+            run_on(self.pool, &sched, self.initial, self.op, self.opts)
         }
     }
     let mut stats = spec.build(pool.threads(), Run { pool, initial, op, opts });

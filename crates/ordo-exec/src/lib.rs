@@ -21,6 +21,7 @@
 
 mod executor;
 mod monitor;
+mod operator;
 mod pool;
 mod rounds;
 mod sleep;
@@ -28,8 +29,11 @@ mod sync;
 mod termination;
 mod timing;
 
-pub use executor::{for_each, for_each_on};
+pub use executor::{for_each, for_each_on, for_each_operator};
 pub use monitor::{RunMonitor, PUBLISH_EVERY};
+pub use operator::{
+    prefetch, with_prefetch, Operator, WithPrefetch, PREFETCH_AHEAD, PREFETCH_DEPENDENT_AHEAD,
+};
 pub use pool::{available_cores, Pool, PoolBuilder, PoolError};
 pub use timing::CYCLE_UNIT;
 

@@ -296,3 +296,101 @@ fn pinned_workers_run_on_one_core_each() {
 fn allowed_len_of_process() -> usize {
     core_affinity::get_core_ids().map_or(1, |c| c.len())
 }
+
+/// A binary tree of tasks, all of priority 0, whose tasks record whether
+/// they ran and check that their prefetch hints come before they run.
+struct HintedTree {
+    levels: u32,
+    ran: Vec<AtomicU64>,
+    prefetched: AtomicU64,
+    prefetched_dependent: AtomicU64,
+}
+
+impl HintedTree {
+    fn new(levels: u32) -> Self {
+        HintedTree {
+            levels,
+            ran: (0..(1u64 << levels) - 1).map(|_| AtomicU64::new(0)).collect(),
+            prefetched: AtomicU64::new(0),
+            prefetched_dependent: AtomicU64::new(0),
+        }
+    }
+
+    fn run(&self, threads: usize) -> ordo_exec::RunStats {
+        let pool = Pool::new(threads).unwrap();
+        let n = self.ran.len() as u64;
+        let op = |_p: u64, id: u64, ctx: &mut ordo_exec::Context<u64>| {
+            self.ran[id as usize].fetch_add(1, Ordering::Relaxed);
+            for child in [2 * id + 1, 2 * id + 2] {
+                if child < n {
+                    ctx.push(0, child);
+                }
+            }
+        };
+        let hint = |counter: &AtomicU64, id: u64| {
+            assert_eq!(self.ran[id as usize].load(Ordering::Relaxed), 0, "a hint for task {id} after it ran");
+            counter.fetch_add(1, Ordering::Relaxed);
+        };
+        let operator = ordo_exec::with_prefetch(
+            op,
+            |_p: u64, &id: &u64| hint(&self.prefetched, id),
+            |_p: u64, &id: &u64| hint(&self.prefetched_dependent, id),
+        );
+        let stats = ordo_exec::for_each_operator(
+            &pool,
+            &"auto".parse().unwrap(),
+            [(0, 0u64)],
+            operator,
+            &ExecOptions::default(),
+        );
+        for (id, ran) in self.ran.iter().enumerate() {
+            assert_eq!(ran.load(Ordering::Relaxed), 1, "task {id} ran {} times", ran.load(Ordering::Relaxed));
+        }
+        stats
+    }
+}
+
+#[test]
+fn batches_give_prefetch_hints_ahead_of_each_task() {
+    // One thread: every level of the tree is one batch (the tasks a batch
+    // pushes into the current bucket form the next), and a batch of `s`
+    // tasks hints `s - ahead` of them.
+    let tree = HintedTree::new(14);
+    let stats = tree.run(1);
+    assert_eq!(stats.total.tasks, (1 << 14) - 1);
+    let expected =
+        |ahead: usize| (0..tree.levels).map(|k| (1usize << k).saturating_sub(ahead) as u64).sum::<u64>();
+    assert_eq!(tree.prefetched.into_inner(), expected(ordo_exec::PREFETCH_AHEAD));
+    assert_eq!(tree.prefetched_dependent.into_inner(), expected(ordo_exec::PREFETCH_DEPENDENT_AHEAD));
+    // Two threads: batches are chunks of piles; hints still come first.
+    let tree = HintedTree::new(16);
+    tree.run(2);
+    assert!(tree.prefetched.into_inner() > 0);
+}
+
+#[test]
+fn an_operator_with_hints_runs_every_task_once_on_every_executor() {
+    let pool = Pool::new(2).unwrap();
+    for spec in ["strict", "obim", "pmod", "auto", "auto:mode=async"] {
+        let ran: Vec<AtomicU64> = (0..1001).map(|_| AtomicU64::new(0)).collect();
+        let operator = ordo_exec::with_prefetch(
+            |_p: u64, n: u64, ctx: &mut ordo_exec::Context<u64>| {
+                ran[n as usize].fetch_add(1, Ordering::Relaxed);
+                if n < 1000 {
+                    ctx.push(n + 1, n + 1);
+                }
+            },
+            |_p: u64, &n: &u64| assert_eq!(ran[n as usize].load(Ordering::Relaxed), 0),
+            |_p: u64, &n: &u64| assert_eq!(ran[n as usize].load(Ordering::Relaxed), 0),
+        );
+        let stats = ordo_exec::for_each_operator(
+            &pool,
+            &spec.parse().unwrap(),
+            [(0, 0u64)],
+            operator,
+            &ExecOptions::default(),
+        );
+        assert_eq!(stats.total.tasks, 1001, "{spec}");
+        assert!(ran.iter().all(|r| r.load(Ordering::Relaxed) == 1), "{spec}: a task ran other than once");
+    }
+}

@@ -11,7 +11,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
+use ordo_exec::{for_each_operator, prefetch, with_prefetch, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
@@ -76,6 +76,17 @@ pub fn bfs(
             }
         }
     };
-    let stats = for_each(pool, spec, [(0, source)], operator, opts);
+    // Loaded a few tasks ahead by executors that run tasks in batches.
+    let prefetch_vertex = |_: Prio, &v: &VertexId| {
+        prefetch(&level[v as usize]);
+        prefetch(&offsets[v as usize]);
+    };
+    let prefetch_edges = |_: Prio, &v: &VertexId| {
+        if let Some(t) = targets.get(offsets[v as usize] as usize) {
+            prefetch(t);
+        }
+    };
+    let operator = with_prefetch(operator, prefetch_vertex, prefetch_edges);
+    let stats = for_each_operator(pool, spec, [(0, source)], operator, opts);
     Ok((level.into_iter().map(AtomicU32::into_inner).collect(), stats))
 }

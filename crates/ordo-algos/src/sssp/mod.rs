@@ -58,7 +58,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
+use ordo_exec::{for_each_operator, prefetch, with_prefetch, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
@@ -253,6 +253,8 @@ fn follow_chain<S: DistSlot>(
 ) {
     for _ in 0..CHAIN_LINKS {
         if !low.contains(u) {
+            // `u` is scheduled: its task reads its offsets, on graphs with
+            // locality (road networks) soon, so start loading them now.
             prefetch(&offsets[u as usize]);
             break;
         }
@@ -272,24 +274,6 @@ fn follow_chain<S: DistSlot>(
         (from, u, dist_u) = (u, x, dist_x);
     }
     ctx.push(dist_u, u);
-}
-
-/// Asks the CPU to bring `value`'s cache line closer (x86-64; nothing
-/// elsewhere): a scheduled vertex's offsets are read when its task runs,
-/// and on graphs with locality (road networks) that is soon, so loading
-/// them while the relaxation loop goes on overlaps the miss with other work.
-#[inline(always)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it reads no memory a program can
-    // observe and cannot fault; `value` is a valid reference anyway, and SSE
-    // (which provides the instruction) is part of the x86-64 baseline.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 /// One parallel run with slots of type `S`: the distances and the
@@ -324,6 +308,8 @@ fn run_with<S: DistSlot>(
 trait EdgeWeights: Copy + Sync {
     /// The weight of edge `e`.
     fn at(self, e: usize) -> u64;
+    /// Starts loading the weight of edge `e` (see [`prefetch`]).
+    fn prefetch(self, e: usize);
     /// The weights of edges `lo..hi`.
     fn range(self, lo: usize, hi: usize) -> impl Iterator<Item = u64>;
 }
@@ -336,6 +322,12 @@ impl EdgeWeights for &[u32] {
     #[inline(always)]
     fn range(self, lo: usize, hi: usize) -> impl Iterator<Item = u64> {
         self[lo..hi].iter().map(|&w| u64::from(w))
+    }
+    #[inline(always)]
+    fn prefetch(self, e: usize) {
+        if let Some(w) = self.get(e) {
+            prefetch(w);
+        }
     }
 }
 
@@ -352,6 +344,8 @@ impl EdgeWeights for UnitWeights {
     fn range(self, lo: usize, hi: usize) -> impl Iterator<Item = u64> {
         std::iter::repeat_n(1, hi - lo)
     }
+    #[inline(always)]
+    fn prefetch(self, _e: usize) {}
 }
 
 /// The parallel loop, monomorphised per slot type and weight accessor.
@@ -393,5 +387,24 @@ fn run<S: DistSlot>(
             }
         }
     };
-    for_each(pool, spec, [(0, source)], operator, opts)
+    // What a task reads first (its distance and offsets), then its edges:
+    // executors that run tasks in batches load them a few tasks ahead.
+    let prefetch_vertex = |_: Prio, &v: &VertexId| {
+        prefetch(&dist[v as usize]);
+        prefetch(&offsets[v as usize]);
+    };
+    let prefetch_edges = |_: Prio, &v: &VertexId| {
+        let lo = offsets[v as usize] as usize;
+        if let Some(t) = targets.get(lo) {
+            prefetch(t);
+            weights.prefetch(lo);
+        }
+    };
+    for_each_operator(
+        pool,
+        spec,
+        [(0, source)],
+        with_prefetch(operator, prefetch_vertex, prefetch_edges),
+        opts,
+    )
 }

@@ -67,9 +67,10 @@ use ordo_sched::{Prio, Trace};
 
 use crate::executor::{run_workers, Counters, Observer};
 use crate::monitor::PUBLISH_EVERY;
+use crate::operator::{PREFETCH_AHEAD, PREFETCH_DEPENDENT_AHEAD};
 use crate::pool::Pool;
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
-use crate::{timing, Context, ExecOptions, RunStats, TaskNote, ThreadStats};
+use crate::{timing, Context, ExecOptions, Operator, RunStats, TaskNote, ThreadStats};
 
 use barrier::{Aborted, Arrival, Barrier};
 use piles::Piles;
@@ -159,7 +160,7 @@ pub(crate) fn run<T, I, F>(
 where
     T: Send,
     I: IntoIterator<Item = (Prio, T)>,
-    F: Fn(Prio, T, &mut Context<T>) + Sync,
+    F: Operator<T>,
 {
     let threads = pool.threads();
     let shared = Shared {
@@ -231,7 +232,7 @@ struct Worker<'a, T, F, const TIMED: bool> {
 
 impl<T, F, const TIMED: bool> Worker<'_, T, F, TIMED>
 where
-    F: Fn(Prio, T, &mut Context<T>),
+    F: Operator<T>,
 {
     /// Runs every task of `batch` (leaving it empty) and files their
     /// pushes into the buckets. Returns false when the run must stop
@@ -244,8 +245,18 @@ where
             self.c.cycles.deq += self.c.lap::<TIMED>();
             self.c.cycles.deq_ops += n;
         }
-        for (prio, task) in batch.drain(..).rev() {
-            (self.op)(prio, task, &mut self.ctx);
+        let mut tasks = batch.drain(..);
+        while let Some((prio, task)) = tasks.next_back() {
+            // The batch runs from its end: `ahead(n)` is the task that runs
+            // `n` tasks after this one.
+            let ahead = |n: usize| tasks.as_slice().len().checked_sub(n).map(|i| &tasks.as_slice()[i]);
+            if let Some((p, t)) = ahead(PREFETCH_AHEAD) {
+                self.op.prefetch(*p, t);
+            }
+            if let Some((p, t)) = ahead(PREFETCH_DEPENDENT_AHEAD) {
+                self.op.prefetch_dependent(*p, t);
+            }
+            self.op.run(prio, task, &mut self.ctx);
             if TIMED {
                 let task_cycles = self.c.lap::<TIMED>();
                 self.c.cycles.task += task_cycles;
@@ -447,7 +458,7 @@ fn worker<T, F, const TIMED: bool>(
     shift: u32,
 ) -> (ThreadStats, Vec<TaskNote>)
 where
-    F: Fn(Prio, T, &mut Context<T>),
+    F: Operator<T>,
 {
     let mut c = Counters::default();
     c.lap::<TIMED>();

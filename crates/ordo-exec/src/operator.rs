@@ -1,0 +1,109 @@
+//! What [`for_each`](crate::for_each) runs on each task: an [`Operator`].
+//!
+//! Any closure `Fn(Prio, T, &mut Context<T>) + Sync` is an operator. An
+//! operator may also say what memory a task reads first, so that an
+//! executor that knows the next tasks in advance can ask the CPU to load it
+//! while earlier tasks run. The rounds of `auto` know them: they run tasks
+//! in batches (a pile's chunk, a whole bucket at one thread). In a graph
+//! operator the first reads of a task form a chain of cache misses (the
+//! vertex's state and its edge offsets, then its edges), one vertex after
+//! the other; prefetched a few tasks ahead, the misses of consecutive tasks
+//! overlap. The pop loop of the other schedulers pops one task at a time
+//! and calls no hint.
+
+use ordo_sched::Prio;
+
+use crate::Context;
+
+/// The body of a parallel loop over prioritised tasks.
+pub trait Operator<T>: Sync {
+    /// Runs one task; new tasks go through `ctx`.
+    fn run(&self, prio: Prio, task: T, ctx: &mut Context<T>);
+
+    /// Called [`PREFETCH_AHEAD`] tasks before `task` runs, when the executor
+    /// knows that far ahead: starts loading what `task` reads first and
+    /// whose address needs no load (e.g. `state[v]`, `offsets[v]`).
+    #[inline(always)]
+    fn prefetch(&self, _prio: Prio, _task: &T) {}
+
+    /// Called [`PREFETCH_DEPENDENT_AHEAD`] tasks before `task` runs, after
+    /// [`Operator::prefetch`] had time to bring in its loads: starts loading
+    /// what is found through them (e.g. the edges at `offsets[v]`).
+    #[inline(always)]
+    fn prefetch_dependent(&self, _prio: Prio, _task: &T) {}
+}
+
+/// How many tasks ahead [`Operator::prefetch`] is called. Measured on SSSP
+/// with one and two threads (grid, road, Kronecker and Slashdot graphs),
+/// 16 and 4 did at least as well as 8 and 3 or 32 and 8.
+pub const PREFETCH_AHEAD: usize = 16;
+
+/// How many tasks ahead [`Operator::prefetch_dependent`] is called.
+pub const PREFETCH_DEPENDENT_AHEAD: usize = 4;
+
+impl<T, F> Operator<T> for F
+where
+    F: Fn(Prio, T, &mut Context<T>) + Sync,
+{
+    #[inline(always)]
+    fn run(&self, prio: Prio, task: T, ctx: &mut Context<T>) {
+        self(prio, task, ctx)
+    }
+}
+
+/// An operator with prefetch hints, made by [`with_prefetch`].
+pub struct WithPrefetch<F, P, D> {
+    op: F,
+    prefetch: P,
+    prefetch_dependent: D,
+}
+
+/// The operator `op` with its two prefetch hints: `prefetch` is its
+/// [`Operator::prefetch`] and `prefetch_dependent` its
+/// [`Operator::prefetch_dependent`].
+pub fn with_prefetch<T, F, P, D>(op: F, prefetch: P, prefetch_dependent: D) -> WithPrefetch<F, P, D>
+where
+    F: Fn(Prio, T, &mut Context<T>) + Sync,
+    P: Fn(Prio, &T) + Sync,
+    D: Fn(Prio, &T) + Sync,
+{
+    WithPrefetch { op, prefetch, prefetch_dependent }
+}
+
+impl<T, F, P, D> Operator<T> for WithPrefetch<F, P, D>
+where
+    F: Fn(Prio, T, &mut Context<T>) + Sync,
+    P: Fn(Prio, &T) + Sync,
+    D: Fn(Prio, &T) + Sync,
+{
+    #[inline(always)]
+    fn run(&self, prio: Prio, task: T, ctx: &mut Context<T>) {
+        (self.op)(prio, task, ctx)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, prio: Prio, task: &T) {
+        (self.prefetch)(prio, task)
+    }
+
+    #[inline(always)]
+    fn prefetch_dependent(&self, prio: Prio, task: &T) {
+        (self.prefetch_dependent)(prio, task)
+    }
+}
+
+/// Asks the CPU to bring `value`'s cache line closer (x86-64; nothing
+/// elsewhere). For the prefetch hints of operators.
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads no memory a program can
+    // observe and cannot fault; `value` is a valid reference anyway, and SSE
+    // (which provides the instruction) is part of the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}

@@ -10,7 +10,12 @@
 //! Pool::new(threads)           persistent workers, pinned one per core when they fit
 //! for_each(pool, spec, ..)     builds the scheduler, runs to termination, returns RunStats
 //! for_each_on(pool, &sched, ..) the same on a scheduler built by hand
+//! for_each_operator(..)        for_each with any Operator, e.g. with_prefetch(op, ..)
 //! ```
+//!
+//! The `auto` scheduler's runs are bulk-synchronous rounds instead of the
+//! pop loop (`rounds/`); they run tasks in batches and call an operator's
+//! prefetch hints ([`Operator`]) a few tasks ahead.
 //!
 //! Statistics are per-thread plain counters merged at the end; the optional
 //! cycle breakdown ([`ExecOptions::cycle_timing`]) follows Table 1 of the

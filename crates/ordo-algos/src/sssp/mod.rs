@@ -20,6 +20,11 @@
 //!    either: its other edge is relaxed at once, and so on along the chain
 //!    (`follow_chain`).
 //!
+//! The operator comes with prefetch hints (`ordo_exec::with_prefetch`): a
+//! task's distance and offsets, then its first edges and weights, which an
+//! executor that runs tasks in batches (`auto`'s rounds) loads a few tasks
+//! ahead.
+//!
 //! Any execution order gives the exact distances; the scheduler's order only
 //! decides how much redundant work (stale tasks, repeated relaxations) is
 //! done, which is what `work_increase` measures.

@@ -27,6 +27,13 @@
 //!    4·10^6 vertices at two threads, the waiting share of the cycles
 //!    fell from 14 % with GAPBS's private fusion limit of 1000 to 8 %).
 //!
+//! Whatever runs a batch (a chunk of a pile, a private batch, a bucket at
+//! one thread) calls the operator's prefetch hints ([`Operator::prefetch`]
+//! 16 tasks ahead, [`Operator::prefetch_dependent`] 4 ahead), so the cache
+//! misses that start consecutive tasks overlap instead of following one
+//! another (SSSP at one thread: Kronecker scale 20 428 → 337 ms, grid
+//! 1000×1000 77.6 → 65.9 ms; BFS on Kronecker 285 → 144 ms).
+//!
 //! With one thread there is no barrier and no pile: the thread runs its
 //! buckets in order, each bucket batch by batch (tasks pushed into the
 //! current bucket while it runs form the next batch), and the controller

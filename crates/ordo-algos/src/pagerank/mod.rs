@@ -112,7 +112,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
+use ordo_exec::{for_each_operator, prefetch, with_prefetch, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
@@ -367,7 +367,25 @@ pub fn pagerank(
             ctx.mark_stale();
         }
     };
-    let stats = for_each(pool, spec, initial, operator, opts);
+    // Loaded a few tasks ahead by executors that run tasks in batches: a
+    // task reads its residual and both offset arrays, then both edge lists.
+    let prefetch_vertex = |_: Prio, &v: &VertexId| {
+        let v = v as usize;
+        prefetch(&residual[v]);
+        prefetch(&state.in_offsets[v]);
+        prefetch(&state.out_offsets[v]);
+    };
+    let prefetch_edges = |_: Prio, &v: &VertexId| {
+        let v = v as usize;
+        if let Some(u) = state.in_sources.get(state.in_offsets[v] as usize) {
+            prefetch(u);
+        }
+        if let Some(u) = state.out_targets.get(state.out_offsets[v] as usize) {
+            prefetch(u);
+        }
+    };
+    let operator = with_prefetch(operator, prefetch_vertex, prefetch_edges);
+    let stats = for_each_operator(pool, spec, initial, operator, opts);
     let result = PageRank {
         ranks: rank.iter().map(|a| f64::from_bits(a.load(Relaxed))).collect(),
         residuals: residual.iter().map(|a| f64::from_bits(a.load(Relaxed))).collect(),

@@ -15,6 +15,7 @@ mod cmd_run;
 mod cmd_sim;
 mod input;
 mod interrupt;
+mod memory;
 mod output;
 // Without the `plot` feature, `ordo plot` only explains how to get plots.
 #[cfg_attr(not(feature = "plot"), path = "plot/disabled.rs")]
@@ -71,6 +72,7 @@ pub(crate) fn thread_count(flag: Option<usize>) -> anyhow::Result<usize> {
 }
 
 fn main() -> ExitCode {
+    memory::keep_freed_memory();
     let cli = Cli::parse();
     let result = thread_count(cli.threads).and_then(|threads| match cli.command {
         Command::Run(a) => cmd_run::run(a, threads),

@@ -6,7 +6,7 @@ use loom::sync::atomic::AtomicU64;
 use loom::sync::Arc;
 use loom::thread;
 
-use super::barrier::{Arrival, Barrier};
+use super::barrier::{Arrival, Barrier, Wake};
 use super::piles::Piles;
 use crate::sync::Ordering;
 
@@ -164,6 +164,69 @@ fn loom_rounds_pile_tasks_leave_exactly_once() {
         thief.join().unwrap();
         // Anything a late steal left in a pile is taken now.
         round_work(0, &piles, &ran);
+        for r in ran.iter() {
+            assert_eq!(r.load(Ordering::Relaxed), 1);
+        }
+    });
+}
+
+/// Work filed while the other thread sleeps at the barrier wakes it: thread
+/// 0 files two tasks into its pile once thread 1 is at the barrier (asleep
+/// or not yet), then waits (without taking them itself) until thread 1 ran them.
+/// A lost wake-up leaves thread 1 asleep and thread 0 waiting forever, which
+/// loom reports. (Removing the fence of `notify_work` or of the sleeper's
+/// registration makes this model fail.)
+#[test]
+fn loom_rounds_work_filed_while_a_thread_sleeps_wakes_it() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(|| {
+        let piles = Arc::new(Piles::<u64>::new(2));
+        let barrier = Arc::new(Barrier::new(2));
+        let ran: Arc<Vec<AtomicU64>> = Arc::new((0..2).map(|_| AtomicU64::new(0)).collect());
+        let waiting = Arc::new(AtomicU64::new(0));
+        let helper = {
+            let (piles, barrier, ran, waiting) =
+                (piles.clone(), barrier.clone(), ran.clone(), waiting.clone());
+            thread::spawn(move || {
+                let Arrival::Wait(generation) = barrier.arrive() else { panic!("thread 0 has not arrived") };
+                waiting.store(1, Ordering::Relaxed);
+                loop {
+                    let (wake, _) =
+                        barrier.wait_or_work(generation, || piles.others_have_work(1)).expect("not aborted");
+                    match wake {
+                        Wake::Released => return,
+                        Wake::Work => {
+                            assert!(barrier.try_leave(generation), "thread 0 has not arrived");
+                            round_work(1, &piles, &ran);
+                            if barrier.arrive() == Arrival::Leader {
+                                barrier.release();
+                                return;
+                            }
+                        }
+                    }
+                }
+            })
+        };
+        // File the work only once thread 1 is at the barrier, so that it
+        // may already be asleep.
+        while waiting.load(Ordering::Relaxed) == 0 {
+            thread::yield_now();
+        }
+        let mut tasks: Vec<(u64, u64)> = (0..2).map(|t| (0, t)).collect();
+        piles.get(0).put(&mut tasks);
+        barrier.notify_work();
+        // Only thread 1 can run them.
+        while ran.iter().any(|r| r.load(Ordering::Relaxed) == 0) {
+            thread::yield_now();
+        }
+        match barrier.arrive() {
+            Arrival::Leader => barrier.release(),
+            Arrival::Wait(g) => {
+                barrier.wait(g).expect("not aborted");
+            }
+        }
+        helper.join().unwrap();
         for r in ran.iter() {
             assert_eq!(r.load(Ordering::Relaxed), 1);
         }

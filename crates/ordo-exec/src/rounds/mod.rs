@@ -16,7 +16,8 @@
 //!    [`piles::Pile`]. There is no second barrier: a thread that finds
 //!    nothing yet waits at the next barrier and comes back when a pile
 //!    fills.
-//! 3. *Work.* Each thread runs its own pile in chunks of [`CHUNK`] tasks,
+//! 3. *Work.* Each thread runs its own pile in chunks of [`CHUNK`] tasks
+//!    (oldest first, see `piles`),
 //!    then takes half of another thread's pile, then its own new tasks of
 //!    key `≤ k` (GAPBS's bucket fusion: a batch of at most [`CHUNK`] runs
 //!    at once, privately; a larger one goes to its pile, where others can
@@ -256,10 +257,10 @@ where
             self.c.cycles.deq_ops += n;
         }
         let mut tasks = batch.drain(..);
-        while let Some((prio, task)) = tasks.next_back() {
-            // The batch runs from its end: `ahead(n)` is the task that runs
-            // `n` tasks after this one.
-            let ahead = |n: usize| tasks.as_slice().len().checked_sub(n).map(|i| &tasks.as_slice()[i]);
+        while let Some((prio, task)) = tasks.next() {
+            // The batch runs in order, oldest push first (see `piles`):
+            // `ahead(n)` is the task that runs `n` tasks after this one.
+            let ahead = |n: usize| tasks.as_slice().get(n - 1);
             if let Some((p, t)) = ahead(PREFETCH_AHEAD) {
                 self.op.prefetch(*p, t);
             }

@@ -1,12 +1,17 @@
 //! The piles of a round: each thread's share of the round's tasks, visible
 //! to the others so an idle thread can take half of a busy thread's pile.
 //!
-//! A pile is a `Mutex<Vec>` with a length hint beside it, written under the
-//! lock (`Release`) and read without it (`Acquire`) to decide where to look.
-//! Every access to a pile's vector happens under its mutex and moves tasks
-//! out with `drain`, so a task leaves a pile exactly once; a stale hint
-//! only makes a look find nothing. The owner takes chunks from the back; a
+//! A pile is a `Mutex<VecDeque>` with a length hint beside it, written under
+//! the lock (`Release`) and read without it (`Acquire`) to decide where to
+//! look. Every access to a pile's tasks happens under its mutex and moves
+//! them out with `drain`, so a task leaves a pile exactly once; a stale hint
+//! only makes a look find nothing. The owner takes chunks from the front, in
+//! the order the tasks were pushed (first in, first out: a PageRank task
+//! run later has gathered more residual, and on R-MAT 2^14 at one thread
+//! the first-in order ran 69,666 tasks where newest-first ran 80,976); a
 //! thief takes the back half into its own pile, where it stays visible.
+
+use std::collections::VecDeque;
 
 use crossbeam_utils::CachePadded;
 use ordo_sched::Prio;
@@ -15,13 +20,13 @@ use crate::sync::{AtomicUsize, Mutex, Ordering};
 
 /// One thread's pile.
 pub(crate) struct Pile<T> {
-    tasks: Mutex<Vec<(Prio, T)>>,
+    tasks: Mutex<VecDeque<(Prio, T)>>,
     len: AtomicUsize,
 }
 
 impl<T> Pile<T> {
     pub(crate) fn new() -> Self {
-        Pile { tasks: Mutex::new(Vec::new()), len: AtomicUsize::new(0) }
+        Pile { tasks: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0) }
     }
 
     /// The number of tasks, as last published (a hint).
@@ -30,31 +35,33 @@ impl<T> Pile<T> {
         self.len.load(Ordering::Acquire)
     }
 
-    /// Moves all of `tasks` into the pile (swapping vectors when the pile is
-    /// empty, so no task is copied); `tasks` is left empty.
+    /// Moves all of `tasks` behind the pile's tasks (exchanging buffers when
+    /// the pile is empty, so no task is copied); `tasks` is left empty.
     pub(crate) fn put(&self, tasks: &mut Vec<(Prio, T)>) {
         if tasks.is_empty() {
             return;
         }
         let mut pile = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
         if pile.is_empty() {
-            std::mem::swap(&mut *pile, tasks);
+            // Both conversions keep their buffer: `tasks` gets the empty
+            // pile's allocation back.
+            let empty = std::mem::replace(&mut *pile, VecDeque::from(std::mem::take(tasks)));
+            *tasks = Vec::from(empty);
         } else {
-            pile.append(tasks);
+            pile.extend(tasks.drain(..));
         }
         self.len.store(pile.len(), Ordering::Release);
     }
 
-    /// Moves up to `max` tasks from the back of the pile into `out`;
-    /// returns how many.
+    /// Moves up to `max` tasks from the front of the pile (the oldest) into
+    /// `out`, in order; returns how many.
     pub(crate) fn take(&self, max: usize, out: &mut Vec<(Prio, T)>) -> usize {
         if self.len_hint() == 0 {
             return 0;
         }
         let mut pile = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
         let n = pile.len().min(max);
-        let from = pile.len() - n;
-        out.extend(pile.drain(from..));
+        out.extend(pile.drain(..n));
         self.len.store(pile.len(), Ordering::Release);
         n
     }
@@ -62,7 +69,15 @@ impl<T> Pile<T> {
     /// Moves the back half (rounded up) of the pile into `out`; returns how
     /// many tasks.
     pub(crate) fn take_half(&self, out: &mut Vec<(Prio, T)>) -> usize {
-        self.take(self.len_hint().div_ceil(2).max(1), out)
+        if self.len_hint() == 0 {
+            return 0;
+        }
+        let mut pile = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        let n = pile.len().div_ceil(2);
+        let from = pile.len() - n;
+        out.extend(pile.drain(from..));
+        self.len.store(pile.len(), Ordering::Release);
+        n
     }
 }
 

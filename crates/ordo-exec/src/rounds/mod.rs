@@ -349,6 +349,7 @@ where
                 self.r.rebucketed += self.ctx.buckets().set_shift(shift) as u64;
             }
             while self.ctx.buckets().take_due(k, &mut batch) {
+                self.r.published += 1;
                 self.publish(&mut batch);
             }
             self.c.cycles.deq += self.c.lap::<TIMED>();
@@ -358,8 +359,7 @@ where
 
     /// Files `batch` into this thread's pile, where the others can take
     /// from it, and wakes any thread sleeping at the barrier to help.
-    fn publish(&mut self, batch: &mut Vec<(Prio, T)>) {
-        self.r.published += 1;
+    fn publish(&self, batch: &mut Vec<(Prio, T)>) {
         self.shared.piles.get(self.tid).put(batch);
         self.shared.barrier.notify_work();
     }
@@ -396,6 +396,7 @@ where
                         return Err(Aborted);
                     }
                 } else {
+                    self.r.published += 1;
                     self.publish(batch);
                 }
                 continue;

@@ -177,6 +177,11 @@ where
     F: Operator<T>,
 {
     let threads = pool.threads();
+    // An adapting width starts wide enough to hold every initial task in one
+    // bucket, so they run in the order the application gave them
+    // (`RoundsConfig::covering`).
+    let initial: Vec<(Prio, T)> = initial.into_iter().collect();
+    let cfg = if cfg.adapt { cfg.covering(initial.iter().map(|&(p, _)| p)) } else { cfg };
     let shared = Shared {
         threads,
         piles: Piles::new(threads),

@@ -5,7 +5,8 @@ flags of the same names; ``None`` means the application's default), and the
 keywords every application shares:
 
 ``scheduler``
-    the spec strings of ``ordo run --sched`` (default ``pmod``), e.g.
+    the spec strings of ``ordo run --sched`` (default: the application's,
+    ``auto`` for every priority application), e.g.
     ``"obim:delta=14"``, ``"strict"``; a bad spec raises ``ValueError``.
 ``threads``
     worker threads (default: ``ORDO_THREADS`` or all cores).

@@ -110,6 +110,40 @@ fn grid(w: u32, h: u32, seed: u64) -> Graph {
     el.into_graph().unwrap()
 }
 
+/// Two hubs (0 and 1) whose many neighbours are dead ends and links of
+/// chains, more of them than a task follows after its edge loop, and chains
+/// that join both hubs, so that some chains are lowered again from the other
+/// end. Symmetric, weights 1..=50.
+fn hubs_with_chains() -> Graph {
+    let mut rng = Rng(11);
+    let mut edges = vec![(0, 1, 30)];
+    let mut vertices = 2u32;
+    for hub in [0, 1] {
+        // Dead ends.
+        for _ in 0..40 {
+            edges.push((hub, vertices, 1 + rng.below(50) as u32));
+            vertices += 1;
+        }
+        // Chains of 1..=6 links, half of them ending at the other hub.
+        for i in 0..40 {
+            let mut prev = hub;
+            for _ in 0..1 + rng.below(6) {
+                edges.push((prev, vertices, 1 + rng.below(50) as u32));
+                prev = vertices;
+                vertices += 1;
+            }
+            if i % 2 == 0 {
+                edges.push((prev, 1 - hub, 1 + rng.below(50) as u32));
+            }
+        }
+    }
+    let mut el = EdgeList::new(vertices as usize, true);
+    for (u, v, w) in edges {
+        undirected(&mut el, u, v, w);
+    }
+    el.into_graph().unwrap()
+}
+
 fn from_edges(n: usize, edges: &[(u32, u32, u32)]) -> Graph {
     let mut el = EdgeList::new(n, true);
     for &(u, v, w) in edges {
@@ -225,6 +259,8 @@ fn inputs(size: Size) -> Vec<Case> {
     let mut edges: Vec<(u32, u32, u32)> = (0..4999).map(|i| (i, i + 1, big - (i % 7))).collect();
     edges.extend((0..4990).step_by(97).map(|i| (i, i + 9, big)));
     cases.push(case("weights near u32::MAX on a long path", from_edges(5000, &edges), 0));
+    cases.push(case("hubs with many dead ends and chains", hubs_with_chains(), 0));
+
     // Unweighted graph: SSSP uses weight 1.
     let mut el = EdgeList::new(2000, false);
     let mut rng = Rng(7);

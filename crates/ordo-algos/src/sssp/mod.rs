@@ -223,6 +223,23 @@ impl DistSlot for AtomicU64 {
 /// Longest run of chain links one relaxation follows (see [`follow_chain`]).
 const CHAIN_LINKS: usize = 64;
 
+/// Lowered vertices of at most two out-edges a task keeps aside until its
+/// edge loop ends, to run [`follow_chain`] on them then (any further ones
+/// run at once).
+///
+/// `follow_chain` reads the vertex's offsets and then its first edge, two
+/// dependent cache misses on graphs without locality; inline, each stalls
+/// the edge loop. Kept aside, the offsets of all of them are requested
+/// during the loop and their edges right after it, so the misses overlap.
+/// Any order of relaxations gives the exact distances (module docs).
+/// Tasks of at most [`INLINE_DEGREE`] edges lower too few vertices for the
+/// overlap to pay, and follow each at once.
+const DEFERRED_LINKS: usize = 16;
+
+/// Out-degree up to which a task follows its lowered low-degree targets
+/// inline (see [`DEFERRED_LINKS`]).
+const INLINE_DEGREE: usize = 8;
+
 /// `from` just lowered `u` to `dist_u`: schedules `u`, or does its work
 /// here when scheduling it would be wasted.
 ///
@@ -377,18 +394,54 @@ fn run<S: DistSlot>(
             return;
         }
         let (lo, hi) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
-        for (&u, w) in targets[lo..hi].iter().zip(weights.range(lo, hi)) {
+        // The targets this task lowers, with their new distances.
+        let lowered = targets[lo..hi].iter().zip(weights.range(lo, hi)).filter_map(|(&u, w)| {
             // Cannot overflow: see the module docs on distances.
             let candidate = S::clamp(current + w);
-            if !dist[u as usize].lower(candidate) {
-                continue;
-            }
-            if ctx.records_notes() {
-                // Every lowered vertex gets its task (and its note) when
-                // classifying work: the split of PMOD's Table 1 needs them.
+            dist[u as usize].lower(candidate).then_some((u, candidate))
+        });
+        if ctx.records_notes() {
+            // Every lowered vertex gets its task (and its note) when
+            // classifying work: the split of PMOD's Table 1 needs them.
+            for (u, candidate) in lowered {
                 ctx.push(candidate, u);
-            } else {
+            }
+        } else if hi - lo <= INLINE_DEGREE {
+            for (u, candidate) in lowered {
                 follow_chain(dist, low, offsets, targets, weights, ctx, v, u, candidate);
+            }
+        } else {
+            // Low-degree targets wait for the end of the loop (`DEFERRED_LINKS`).
+            let mut deferred = [0 as VertexId; DEFERRED_LINKS];
+            let mut num_deferred = 0;
+            for (u, candidate) in lowered {
+                if !low.contains(u) {
+                    // Its task reads its offsets, on graphs with locality
+                    // soon, so start loading them now.
+                    prefetch(&offsets[u as usize]);
+                    ctx.push(candidate, u);
+                } else if num_deferred < DEFERRED_LINKS {
+                    prefetch(&offsets[u as usize]);
+                    deferred[num_deferred] = u;
+                    num_deferred += 1;
+                } else {
+                    follow_chain(dist, low, offsets, targets, weights, ctx, v, u, candidate);
+                }
+            }
+            let deferred = &deferred[..num_deferred];
+            for &u in deferred {
+                // The offsets were asked for during the loop; ask for the edge.
+                let first = offsets[u as usize] as usize;
+                if let Some(t) = targets.get(first) {
+                    prefetch(t);
+                    weights.prefetch(first);
+                }
+            }
+            for &u in deferred {
+                // Its current distance: the one this task set, or lower if
+                // another task lowered it since (then that task follows it
+                // too; either distance is a real path's length).
+                follow_chain(dist, low, offsets, targets, weights, ctx, v, u, dist[u as usize].get());
             }
         }
     };

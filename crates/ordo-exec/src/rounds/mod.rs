@@ -16,8 +16,11 @@
 //!    [`piles::Pile`]. There is no second barrier: a thread that finds
 //!    nothing yet waits at the next barrier and comes back when a pile
 //!    fills.
-//! 3. *Work.* Each thread runs its own pile in chunks of [`CHUNK`] tasks
-//!    (oldest first, see `piles`), then its own new tasks of key `≤ k`
+//! 3. *Work.* Each thread runs its own pile in chunks (oldest first, see
+//!    `piles`) of a share of what is left, between [`MIN_CHUNK`] and
+//!    [`CHUNK`] tasks, so the last chunks of a round are short (guided
+//!    self-scheduling; a thread done with the round then waits at most a
+//!    short chunk for the others), then its own new tasks of key `≤ k`
 //!    (GAPBS's bucket fusion: a batch of at most [`CHUNK`] runs at once,
 //!    privately; a larger one goes to its pile, where others can take
 //!    from it), and only when it has none of its own, half of another
@@ -93,8 +96,16 @@ use piles::Piles;
 /// before waiting without looking (a yield every 64).
 const HELP_SPINS: u32 = 1 << 12;
 
-/// Tasks a thread takes from its own pile at once.
+/// Most tasks a thread takes from its own pile at once.
 pub(crate) const CHUNK: usize = 64;
+
+/// Fewest tasks a thread takes from its own pile at once (unless fewer are
+/// left).
+const MIN_CHUNK: usize = 8;
+
+/// A thread takes `1 / (GUIDED_SHARES × threads)` of its pile at once,
+/// between [`MIN_CHUNK`] and [`CHUNK`] tasks.
+const GUIDED_SHARES: usize = 2;
 
 /// Per-thread counters of the rounds, reported as scheduler counters.
 #[derive(Default, Clone, Copy)]
@@ -379,7 +390,11 @@ where
         let shared = self.shared;
         let me = shared.piles.get(self.tid);
         loop {
-            if me.take(CHUNK, batch) > 0 {
+            // Guided chunks: a share of what is left, so the last chunks of
+            // a round are short and no thread waits long at the barrier for
+            // another's last chunk.
+            let chunk = me.len_hint().div_ceil(GUIDED_SHARES * shared.threads).clamp(MIN_CHUNK, CHUNK);
+            if me.take(chunk, batch) > 0 {
                 if !self.run_batch(batch) {
                     return Err(Aborted);
                 }

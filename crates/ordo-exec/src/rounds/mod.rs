@@ -53,7 +53,7 @@
 //! With per-thread buckets and no barrier (`auto:mode=async`), threads drift
 //! apart in priority and keep taking work from each other; on two cores
 //! that cost 30–50 % of the run (the cycle breakdown's Deq share). A round
-//! shares work in chunks of 64 tasks through one lock per chunk, and the
+//! shares work in chunks of 8 to 64 tasks through one lock per chunk, and the
 //! barrier costs one synchronisation per round, which the controller
 //! amortises by keeping enough tasks per round. This is GAPBS's scheme
 //! (thread-local bins, a shared frontier, bucket fusion) with one barrier per

@@ -350,12 +350,8 @@ fn run_with<S: DistSlot>(
     let low = LowDegree::build(pool, graph.offsets());
     let prepare_s = start.elapsed().as_secs_f64();
     let mut stats = match graph.weights() {
-        Some(ws) if pool.threads() == 1 => run::<S, true>(pool, spec, graph, &dist, &low, source, opts, ws),
-        Some(ws) => run::<S, false>(pool, spec, graph, &dist, &low, source, opts, ws),
-        None if pool.threads() == 1 => {
-            run::<S, true>(pool, spec, graph, &dist, &low, source, opts, UnitWeights)
-        }
-        None => run::<S, false>(pool, spec, graph, &dist, &low, source, opts, UnitWeights),
+        Some(ws) => run_on_pool(pool, spec, graph, &dist, &low, source, opts, ws),
+        None => run_on_pool(pool, spec, graph, &dist, &low, source, opts, UnitWeights),
     };
     stats.time_s += prepare_s;
     (dist.into_iter().map(S::into_value).collect(), stats)
@@ -406,6 +402,26 @@ impl EdgeWeights for UnitWeights {
     }
     #[inline(always)]
     fn prefetch(self, _e: usize) {}
+}
+
+/// [`run`], alone (`ALONE`, see [`DistSlot::lower_alone`]) when the pool has
+/// a single worker.
+#[allow(clippy::too_many_arguments)]
+fn run_on_pool<S: DistSlot>(
+    pool: &Pool,
+    spec: &SchedulerSpec,
+    graph: &Graph,
+    dist: &[S],
+    low: &LowDegree,
+    source: VertexId,
+    opts: &ExecOptions,
+    weights: impl EdgeWeights,
+) -> RunStats {
+    if pool.threads() == 1 {
+        run::<S, true>(pool, spec, graph, dist, low, source, opts, weights)
+    } else {
+        run::<S, false>(pool, spec, graph, dist, low, source, opts, weights)
+    }
 }
 
 /// The parallel loop, monomorphised per slot type, weight accessor and

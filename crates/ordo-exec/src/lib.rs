@@ -91,6 +91,15 @@ impl TaskNote {
 
 const _: () = assert!(std::mem::size_of::<TaskNote>() == 16);
 
+/// The per-thread buckets of `auto`'s rounds, by how an entry stores its
+/// priority (see [`Operator::NARROW_PRIORITIES`]).
+pub(crate) enum RoundBuckets<T> {
+    /// Whole `u64` priorities.
+    Wide(ordo_sched::auto::buckets::Buckets<T>),
+    /// Priorities below 2^32, stored as `u32`.
+    Narrow(ordo_sched::auto::buckets::Buckets<T, u32>),
+}
+
 /// What the operator sees while running a task: where it pushes new tasks.
 ///
 /// Under the pop loop, pushes are buffered and handed to the scheduler
@@ -102,7 +111,7 @@ pub struct Context<T> {
     tid: usize,
     pushes: Vec<(Prio, T)>,
     /// The rounds' per-thread buckets.
-    buckets: Option<ordo_sched::auto::buckets::Buckets<T>>,
+    buckets: Option<RoundBuckets<T>>,
     /// Whether pushes go to `pushes` even with `buckets` (the rounds loop
     /// with cycle timing, so that pushing stays a separate, timed phase).
     buffer: bool,
@@ -193,12 +202,22 @@ impl<T> Context<T> {
     }
 
     /// Schedules `task` with priority `prio` (lower is more urgent).
-    #[inline]
+    // Always inlined: the operator's hot loop pushes, and with two kinds of
+    // buckets the compiler's own choice was an out-of-line call (9 % of SSSP
+    // at one thread).
+    #[inline(always)]
     pub fn push(&mut self, prio: Prio, task: T) {
         if !self.buffer {
-            if let Some(b) = &mut self.buckets {
-                b.push(prio, task);
-                return;
+            match &mut self.buckets {
+                Some(RoundBuckets::Wide(b)) => {
+                    b.push(prio, task);
+                    return;
+                }
+                Some(RoundBuckets::Narrow(b)) => {
+                    b.push(prio, task);
+                    return;
+                }
+                None => {}
             }
         }
         self.pushes.push((prio, task));
@@ -206,23 +225,27 @@ impl<T> Context<T> {
 
     /// Gives the context the rounds' per-thread buckets; unless `buffer`,
     /// pushes go straight into them.
-    pub(crate) fn keep_buckets(&mut self, buckets: ordo_sched::auto::buckets::Buckets<T>, buffer: bool) {
+    pub(crate) fn keep_buckets(&mut self, buckets: RoundBuckets<T>, buffer: bool) {
         self.buckets = Some(buckets);
         self.buffer = buffer;
     }
 
     /// The buckets given by [`Context::keep_buckets`].
     #[inline]
-    pub(crate) fn buckets(&mut self) -> &mut ordo_sched::auto::buckets::Buckets<T> {
+    pub(crate) fn round_buckets(&mut self) -> &mut RoundBuckets<T> {
         self.buckets.as_mut().expect("the rounds loop gives the context its buckets")
     }
 
     /// Moves the buffered pushes into the buckets; returns how many.
     pub(crate) fn file_pushes(&mut self) -> u64 {
-        let b = self.buckets.as_mut().expect("the rounds loop gives the context its buckets");
         let n = self.pushes.len() as u64;
-        for (p, t) in self.pushes.drain(..) {
-            b.push(p, t);
+        match self.buckets.as_mut().expect("the rounds loop gives the context its buckets") {
+            RoundBuckets::Wide(b) => self.pushes.drain(..).for_each(|(p, t)| {
+                b.push(p, t);
+            }),
+            RoundBuckets::Narrow(b) => self.pushes.drain(..).for_each(|(p, t)| {
+                b.push(p, t);
+            }),
         }
         n
     }

@@ -31,6 +31,13 @@ pub trait Operator<T>: Sync {
     /// what is found through them (e.g. the edges at `offsets[v]`).
     #[inline(always)]
     fn prefetch_dependent(&self, _prio: Prio, _task: &T) {}
+
+    /// Whether every priority of the run (initial tasks and pushes) lies
+    /// below 2^32. `auto`'s rounds then store a priority in 4 bytes, so an
+    /// entry of a 4-byte task takes 8 bytes instead of 16 (see
+    /// `ordo_sched::auto::buckets::PrioWord`); a larger priority would be
+    /// saturated to `u32::MAX` (run late, never lost).
+    const NARROW_PRIORITIES: bool = false;
 }
 
 /// How many tasks ahead [`Operator::prefetch`] is called. Measured on SSSP
@@ -51,8 +58,10 @@ where
     }
 }
 
-/// An operator with prefetch hints, made by [`with_prefetch`].
-pub struct WithPrefetch<F, P, D> {
+/// An operator with prefetch hints, made by [`with_prefetch`];
+/// `NARROW` is its [`Operator::NARROW_PRIORITIES`]
+/// ([`WithPrefetch::with_narrow_priorities`]).
+pub struct WithPrefetch<F, P, D, const NARROW: bool = false> {
     op: F,
     prefetch: P,
     prefetch_dependent: D,
@@ -70,12 +79,22 @@ where
     WithPrefetch { op, prefetch, prefetch_dependent }
 }
 
-impl<T, F, P, D> Operator<T> for WithPrefetch<F, P, D>
+impl<F, P, D> WithPrefetch<F, P, D> {
+    /// The same operator, declaring that every priority of its run lies
+    /// below 2^32 ([`Operator::NARROW_PRIORITIES`]).
+    pub fn with_narrow_priorities(self) -> WithPrefetch<F, P, D, true> {
+        WithPrefetch { op: self.op, prefetch: self.prefetch, prefetch_dependent: self.prefetch_dependent }
+    }
+}
+
+impl<T, F, P, D, const NARROW: bool> Operator<T> for WithPrefetch<F, P, D, NARROW>
 where
     F: Fn(Prio, T, &mut Context<T>) + Sync,
     P: Fn(Prio, &T) + Sync,
     D: Fn(Prio, &T) + Sync,
 {
+    const NARROW_PRIORITIES: bool = NARROW;
+
     #[inline(always)]
     fn run(&self, prio: Prio, task: T, ctx: &mut Context<T>) {
         (self.op)(prio, task, ctx)

@@ -33,9 +33,15 @@
 //! The task's distance *is* its priority, and the scheduler hands back the
 //! priority it was given with the task, so the task itself is only the
 //! `u32` vertex: a scheduled entry is 16 bytes (`u64` priority + `u32`)
-//! instead of 24. Even a scheduler that returned a coarsened priority would
-//! still produce exact distances, because relaxation uses the current
-//! distance; only the stale filter would weaken.
+//! instead of 24. With narrow distance slots (below) every priority is
+//! below 2^32, and the operator says so (`with_narrow_priorities`): `auto`'s
+//! rounds then keep 8-byte entries, half the memory per push and pop (two
+//! threads, medians of 11 interleaved processes: grid 1000×1000 43.7 →
+//! 39.7 ms, Slashdot 5.1 → 4.8 ms, a road graph of 4·10^6 vertices 142 →
+//! 136 ms; one thread unchanged within 1–2 %, Slashdot 7.5 → 7.0 ms). Even a
+//! scheduler that returned a coarsened priority would still produce exact
+//! distances, because relaxation uses the current distance; only the stale
+//! filter would weaken.
 //!
 //! # Memory ordering
 //! Distances only decrease, and every access is `Relaxed`: each distance is
@@ -157,6 +163,9 @@ const NARROW_SATURATED: u32 = u32::MAX - 1;
 trait DistSlot: Sync + Send + Sized {
     /// The slot's integer type.
     type Value: Copy + Send;
+    /// Whether every distance the slot holds, and so every task priority of
+    /// the run, lies below 2^32 (see `Operator::NARROW_PRIORITIES`).
+    const NARROW: bool;
     fn unreached() -> Self;
     fn zero() -> Self;
     /// The current distance, widened (`u32::MAX` stays as is: unreached is
@@ -187,6 +196,7 @@ trait DistSlot: Sync + Send + Sized {
 
 impl DistSlot for AtomicU32 {
     type Value = u32;
+    const NARROW: bool = true;
     fn unreached() -> Self {
         AtomicU32::new(u32::MAX)
     }
@@ -223,6 +233,7 @@ impl DistSlot for AtomicU32 {
 
 impl DistSlot for AtomicU64 {
     type Value = u64;
+    const NARROW: bool = false;
     fn unreached() -> Self {
         AtomicU64::new(UNREACHED_DIST)
     }
@@ -530,11 +541,12 @@ fn run<S: DistSlot, const ALONE: bool>(
             weights.prefetch(lo);
         }
     };
-    for_each_operator(
-        pool,
-        spec,
-        [(0, source)],
-        with_prefetch(operator, prefetch_vertex, prefetch_edges),
-        opts,
-    )
+    let operator = with_prefetch(operator, prefetch_vertex, prefetch_edges);
+    if S::NARROW {
+        // Every priority is a clamped narrow distance, below 2^32: `auto`
+        // keeps a task in 8 bytes instead of 16.
+        for_each_operator(pool, spec, [(0, source)], operator.with_narrow_priorities(), opts)
+    } else {
+        for_each_operator(pool, spec, [(0, source)], operator, opts)
+    }
 }

@@ -12,7 +12,7 @@ use crate::sync::Ordering;
 
 /// A thread's round, as the executor runs it: its own pile, then half of
 /// another's, until both are empty; every task taken is counted in `ran`.
-fn round_work(tid: usize, piles: &Piles<u64>, ran: &[AtomicU64]) {
+fn round_work(tid: usize, piles: &Piles<(u64, u64)>, ran: &[AtomicU64]) {
     let mut batch = Vec::new();
     loop {
         if piles.get(tid).take(1, &mut batch) == 0 && piles.steal(tid, &mut batch) == 0 {
@@ -30,7 +30,7 @@ fn round_work(tid: usize, piles: &Piles<u64>, ran: &[AtomicU64]) {
 fn arrive_and_wait(
     tid: usize,
     barrier: &Barrier,
-    piles: &Piles<u64>,
+    piles: &Piles<(u64, u64)>,
     ran: &[AtomicU64],
     decision: &AtomicU64,
     leaders: &AtomicU64,
@@ -76,7 +76,7 @@ fn loom_rounds_barrier_with_helping_runs_every_task_once() {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(3);
     builder.check(|| {
-        let piles = Arc::new(Piles::<u64>::new(2));
+        let piles = Arc::new(Piles::<(u64, u64)>::new(2));
         let barrier = Arc::new(Barrier::new(2));
         let ran: Arc<Vec<AtomicU64>> = Arc::new((0..3).map(|_| AtomicU64::new(0)).collect());
         let decision = Arc::new(AtomicU64::new(0));
@@ -146,7 +146,7 @@ fn loom_rounds_pile_tasks_leave_exactly_once() {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(3);
     builder.check(|| {
-        let piles = Arc::new(Piles::<u64>::new(2));
+        let piles = Arc::new(Piles::<(u64, u64)>::new(2));
         let ran: Arc<Vec<AtomicU64>> = Arc::new((0..4).map(|_| AtomicU64::new(0)).collect());
         let mut tasks: Vec<(u64, u64)> = (0..4).map(|t| (0, t)).collect();
         piles.get(0).put(&mut tasks);
@@ -181,7 +181,7 @@ fn loom_rounds_work_filed_while_a_thread_sleeps_wakes_it() {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(3);
     builder.check(|| {
-        let piles = Arc::new(Piles::<u64>::new(2));
+        let piles = Arc::new(Piles::<(u64, u64)>::new(2));
         let barrier = Arc::new(Barrier::new(2));
         let ran: Arc<Vec<AtomicU64>> = Arc::new((0..2).map(|_| AtomicU64::new(0)).collect());
         let waiting = Arc::new(AtomicU64::new(0));

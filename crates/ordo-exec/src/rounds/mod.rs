@@ -44,6 +44,13 @@
 //! another (SSSP at one thread: Kronecker scale 20 428 → 337 ms, grid
 //! 1000×1000 77.6 → 65.9 ms; BFS on Kronecker 285 → 144 ms).
 //!
+//! Buckets, piles and batches hold entries: a task with its priority. An
+//! operator whose priorities all lie below 2^32
+//! ([`Operator::NARROW_PRIORITIES`]: SSSP's narrow distances, BFS levels)
+//! gets entries with `u32` priorities, 8 bytes for a 4-byte task instead
+//! of 16, so a push writes and a batch reads half the memory (GAPBS's bins
+//! hold 4-byte vertex ids).
+//!
 //! With one thread there is no barrier and no pile: the thread runs its
 //! buckets in order, each bucket batch by batch (tasks pushed into the
 //! current bucket while it runs form the next batch), and the controller
@@ -78,7 +85,7 @@ mod piles;
 mod loom_model;
 
 use crossbeam_utils::CachePadded;
-use ordo_sched::auto::buckets::Buckets;
+use ordo_sched::auto::buckets::{Buckets, PrioWord};
 use ordo_sched::auto::rounds::{RoundController, RoundsConfig};
 use ordo_sched::{Prio, Trace};
 
@@ -87,7 +94,7 @@ use crate::monitor::PUBLISH_EVERY;
 use crate::operator::{PREFETCH_AHEAD, PREFETCH_DEPENDENT_AHEAD};
 use crate::pool::Pool;
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
-use crate::{timing, Context, ExecOptions, Operator, RunStats, TaskNote, ThreadStats};
+use crate::{timing, Context, ExecOptions, Operator, RoundBuckets, RunStats, TaskNote, ThreadStats};
 
 use barrier::{Aborted, Arrival, Barrier, Wake};
 use piles::Piles;
@@ -106,6 +113,40 @@ const MIN_CHUNK: usize = 8;
 /// A thread takes `1 / (GUIDED_SHARES × threads)` of its pile at once,
 /// between [`MIN_CHUNK`] and [`CHUNK`] tasks.
 const GUIDED_SHARES: usize = 2;
+
+/// A [`PrioWord`] whose buckets a [`Context`] can hold.
+pub(crate) trait RoundWord: PrioWord {
+    /// `buckets` as the context keeps them.
+    fn wrap<T>(buckets: Buckets<T, Self>) -> RoundBuckets<T>;
+    /// The buckets of this word that [`RoundWord::wrap`] gave the context.
+    fn buckets_of<T>(buckets: &mut RoundBuckets<T>) -> &mut Buckets<T, Self>;
+}
+
+impl RoundWord for Prio {
+    fn wrap<T>(buckets: Buckets<T, Self>) -> RoundBuckets<T> {
+        RoundBuckets::Wide(buckets)
+    }
+    #[inline(always)]
+    fn buckets_of<T>(buckets: &mut RoundBuckets<T>) -> &mut Buckets<T, Self> {
+        match buckets {
+            RoundBuckets::Wide(b) => b,
+            RoundBuckets::Narrow(_) => unreachable!("a run keeps buckets of one priority word"),
+        }
+    }
+}
+
+impl RoundWord for u32 {
+    fn wrap<T>(buckets: Buckets<T, Self>) -> RoundBuckets<T> {
+        RoundBuckets::Narrow(buckets)
+    }
+    #[inline(always)]
+    fn buckets_of<T>(buckets: &mut RoundBuckets<T>) -> &mut Buckets<T, Self> {
+        match buckets {
+            RoundBuckets::Narrow(b) => b,
+            RoundBuckets::Wide(_) => unreachable!("a run keeps buckets of one priority word"),
+        }
+    }
+}
 
 /// Per-thread counters of the rounds, reported as scheduler counters.
 #[derive(Default, Clone, Copy)]
@@ -126,9 +167,9 @@ struct RoundCounters {
 }
 
 /// What the threads of a run share.
-struct Shared<T> {
+struct Shared<T, W> {
     threads: usize,
-    piles: Piles<T>,
+    piles: Piles<(W, T)>,
     barrier: Barrier,
     /// Each thread's report for the next decision, written before it
     /// arrives at the barrier (again, if it left to help).
@@ -151,7 +192,7 @@ struct Report {
     tasks: AtomicU64,
 }
 
-impl<T> Shared<T> {
+impl<T, W> Shared<T, W> {
     /// The leader's decision, made when every thread has arrived.
     fn decide(&self) {
         let (mut level, mut queued, mut tasks) = (Prio::MAX, 0u64, 0u64);
@@ -174,6 +215,8 @@ impl<T> Shared<T> {
 /// Runs `op` on every task until none is left, in bulk-synchronous rounds
 /// (see the module docs); the statistics are those of
 /// [`for_each_on`](crate::for_each_on). `name` names the scheduler in them.
+/// An operator with [`Operator::NARROW_PRIORITIES`] gets buckets, piles and
+/// batches of entries with `u32` priorities.
 pub(crate) fn run<T, I, F>(
     pool: &Pool,
     cfg: RoundsConfig,
@@ -184,6 +227,28 @@ pub(crate) fn run<T, I, F>(
 ) -> RunStats
 where
     T: Send,
+    I: IntoIterator<Item = (Prio, T)>,
+    F: Operator<T>,
+{
+    if F::NARROW_PRIORITIES {
+        run_with::<T, u32, I, F>(pool, cfg, name, initial, op, opts)
+    } else {
+        run_with::<T, Prio, I, F>(pool, cfg, name, initial, op, opts)
+    }
+}
+
+/// [`run`] with entries whose priorities are stored as `W`.
+fn run_with<T, W, I, F>(
+    pool: &Pool,
+    cfg: RoundsConfig,
+    name: &str,
+    initial: I,
+    op: F,
+    opts: &ExecOptions,
+) -> RunStats
+where
+    T: Send,
+    W: RoundWord,
     I: IntoIterator<Item = (Prio, T)>,
     F: Operator<T>,
 {
@@ -220,9 +285,9 @@ where
         initial,
         |tid, initial| {
             if timed {
-                worker::<T, F, true>(&shared, tid, initial, &op, cfg.shift)
+                worker::<T, W, F, true>(&shared, tid, initial, &op, cfg.shift)
             } else {
-                worker::<T, F, false>(&shared, tid, initial, &op, cfg.shift)
+                worker::<T, W, F, false>(&shared, tid, initial, &op, cfg.shift)
             }
         },
         // The others would wait for this worker at the next barrier.
@@ -247,8 +312,8 @@ where
 }
 
 /// One thread's state in a run.
-struct Worker<'a, T, F, const TIMED: bool> {
-    shared: &'a Shared<T>,
+struct Worker<'a, T, W: RoundWord, F, const TIMED: bool> {
+    shared: &'a Shared<T, W>,
     tid: usize,
     op: &'a F,
     /// Holds this thread's buckets (see [`Context::keep_buckets`]).
@@ -260,15 +325,21 @@ struct Worker<'a, T, F, const TIMED: bool> {
     round_tasks: u64,
 }
 
-impl<T, F, const TIMED: bool> Worker<'_, T, F, TIMED>
+impl<T, W: RoundWord, F, const TIMED: bool> Worker<'_, T, W, F, TIMED>
 where
     F: Operator<T>,
 {
+    /// This thread's buckets, kept in its context.
+    #[inline(always)]
+    fn buckets(&mut self) -> &mut Buckets<T, W> {
+        W::buckets_of(self.ctx.round_buckets())
+    }
+
     /// Runs every task of `batch` (leaving it empty) and files their
     /// pushes into the buckets. Returns false when the run must stop
     /// (cancelled, or another worker panicked).
     #[inline]
-    fn run_batch(&mut self, batch: &mut Vec<(Prio, T)>) -> bool {
+    fn run_batch(&mut self, batch: &mut Vec<(W, T)>) -> bool {
         let n = batch.len() as u64;
         self.c.pops += n;
         if TIMED {
@@ -276,15 +347,16 @@ where
             self.c.cycles.deq_ops += n;
         }
         let mut tasks = batch.drain(..);
-        while let Some((prio, task)) = tasks.next() {
+        while let Some((word, task)) = tasks.next() {
+            let prio = word.unpack();
             // The batch runs in order, oldest push first (see `piles`):
             // `ahead(n)` is the task that runs `n` tasks after this one.
             let ahead = |n: usize| tasks.as_slice().get(n - 1);
             if let Some((p, t)) = ahead(PREFETCH_AHEAD) {
-                self.op.prefetch(*p, t);
+                self.op.prefetch(p.unpack(), t);
             }
             if let Some((p, t)) = ahead(PREFETCH_DEPENDENT_AHEAD) {
-                self.op.prefetch_dependent(*p, t);
+                self.op.prefetch_dependent(p.unpack(), t);
             }
             self.op.run(prio, task, &mut self.ctx);
             if TIMED {
@@ -326,18 +398,18 @@ where
         let mut shift = shift;
         let mut batch = Vec::new();
         loop {
-            let level = self.ctx.buckets().next_level();
+            let level = self.buckets().next_level();
             if level == Prio::MAX {
                 break;
             }
             let next =
-                controller.on_round(std::mem::take(&mut self.round_tasks), self.ctx.buckets().len() as u64);
+                controller.on_round(std::mem::take(&mut self.round_tasks), self.buckets().len() as u64);
             if next != shift {
                 shift = next;
-                self.r.rebucketed += self.ctx.buckets().set_shift(shift) as u64;
+                self.r.rebucketed += self.buckets().set_shift(shift) as u64;
             }
-            let key = self.ctx.buckets().next_level() >> shift;
-            while self.ctx.buckets().take_due(key, &mut batch) {
+            let key = self.buckets().next_level() >> shift;
+            while self.buckets().take_due(key, &mut batch) {
                 if !self.run_batch(&mut batch) {
                     *self.shared.controller.lock().unwrap_or_else(|e| e.into_inner()) = controller;
                     return;
@@ -352,7 +424,7 @@ where
     /// termination or abort.
     fn run_rounds(&mut self) -> Result<(), Aborted> {
         let shared = self.shared;
-        let mut batch: Vec<(Prio, T)> = Vec::with_capacity(CHUNK);
+        let mut batch: Vec<(W, T)> = Vec::with_capacity(CHUNK);
         let mut key = None;
         loop {
             if let Some(k) = key {
@@ -364,10 +436,10 @@ where
             }
             self.round_tasks = 0;
             let (shift, k) = (shared.shift.load(Ordering::Relaxed), shared.key.load(Ordering::Relaxed));
-            if self.ctx.buckets().shift() != shift {
-                self.r.rebucketed += self.ctx.buckets().set_shift(shift) as u64;
+            if self.buckets().shift() != shift {
+                self.r.rebucketed += self.buckets().set_shift(shift) as u64;
             }
-            while self.ctx.buckets().take_due(k, &mut batch) {
+            while self.buckets().take_due(k, &mut batch) {
                 self.r.published += 1;
                 self.publish(&mut batch);
             }
@@ -378,7 +450,7 @@ where
 
     /// Files `batch` into this thread's pile, where the others can take
     /// from it, and wakes any thread sleeping at the barrier to help.
-    fn publish(&self, batch: &mut Vec<(Prio, T)>) {
+    fn publish(&self, batch: &mut Vec<(W, T)>) {
         self.shared.piles.get(self.tid).put(batch);
         self.shared.barrier.notify_work();
     }
@@ -386,7 +458,7 @@ where
     /// The work of the round of key `key`: this thread's pile in chunks,
     /// then its own new tasks of the key, then half of another thread's
     /// pile, until none of them has anything.
-    fn round_work(&mut self, key: u64, batch: &mut Vec<(Prio, T)>) -> Result<(), Aborted> {
+    fn round_work(&mut self, key: u64, batch: &mut Vec<(W, T)>) -> Result<(), Aborted> {
         let shared = self.shared;
         let me = shared.piles.get(self.tid);
         loop {
@@ -400,7 +472,7 @@ where
                 }
                 continue;
             }
-            if self.ctx.buckets().take_due(key, batch) {
+            if self.buckets().take_due(key, batch) {
                 if batch.len() <= CHUNK {
                     self.r.fused_tasks += batch.len() as u64;
                     if !self.run_batch(batch) {
@@ -435,13 +507,13 @@ where
     /// decision; while waiting, leaves the barrier again to help whenever
     /// another thread's pile holds work of the round `key`. Waiting counts
     /// as Other time.
-    fn arrive_and_wait(&mut self, key: Option<u64>, batch: &mut Vec<(Prio, T)>) -> Result<(), Aborted> {
+    fn arrive_and_wait(&mut self, key: Option<u64>, batch: &mut Vec<(W, T)>) -> Result<(), Aborted> {
         let shared = self.shared;
         let barrier = &shared.barrier;
         loop {
             let report = &shared.reports[self.tid];
-            report.level.store(self.ctx.buckets().next_level(), Ordering::Relaxed);
-            report.queued.store(self.ctx.buckets().len() as u64, Ordering::Relaxed);
+            report.level.store(self.buckets().next_level(), Ordering::Relaxed);
+            report.queued.store(self.buckets().len() as u64, Ordering::Relaxed);
             report.tasks.store(self.round_tasks, Ordering::Relaxed);
             self.c.idle_scans += 1;
             let generation = match barrier.arrive() {
@@ -507,8 +579,8 @@ where
 }
 
 /// Everything one thread does in a run.
-fn worker<T, F, const TIMED: bool>(
-    shared: &Shared<T>,
+fn worker<T, W: RoundWord, F, const TIMED: bool>(
+    shared: &Shared<T, W>,
     tid: usize,
     initial: Vec<(Prio, T)>,
     op: &F,
@@ -520,7 +592,7 @@ where
     let mut c = Counters::default();
     c.lap::<TIMED>();
     let start = c.last_lap;
-    let mut buckets = Buckets::new(shift);
+    let mut buckets = Buckets::<T, W>::new(shift);
     let initial_count = initial.len() as u64;
     for (p, t) in initial {
         buckets.push(p, t);
@@ -530,8 +602,8 @@ where
     let observer = Observer { tid, monitor: shared.monitor.as_deref(), cancelled: &shared.cancelled };
     observer.check_in(0);
     let mut ctx = Context::with_task_log(tid, shared.log_tasks);
-    ctx.keep_buckets(buckets, TIMED);
-    let mut w = Worker::<T, F, TIMED> {
+    ctx.keep_buckets(W::wrap(buckets), TIMED);
+    let mut w = Worker::<T, W, F, TIMED> {
         shared,
         tid,
         op,
@@ -551,10 +623,14 @@ where
     if let Some(m) = w.observer.monitor {
         m.publish(tid, w.c.tasks);
     }
+    let (pushes, final_shift, left_queued) = {
+        let b = w.buckets();
+        (b.pushes(), b.shift(), b.len() as u64)
+    };
     let mut c = w.c;
     c.stale = w.ctx.stale_count();
     // Every push went through the buckets (the initial ones included).
-    c.pushes = w.ctx.buckets().pushes();
+    c.pushes = pushes;
     let cycles = TIMED.then(|| {
         let total = timing::now().wrapping_sub(start);
         let mut b = c.cycles;
@@ -562,7 +638,6 @@ where
         b
     });
     let r = w.r;
-    let (final_shift, left_queued) = (w.ctx.buckets().shift(), w.ctx.buckets().len() as u64);
     let stats = ThreadStats {
         tasks: c.tasks,
         pushes: c.pushes,

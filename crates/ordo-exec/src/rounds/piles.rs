@@ -18,17 +18,16 @@
 use std::collections::VecDeque;
 
 use crossbeam_utils::CachePadded;
-use ordo_sched::Prio;
 
 use crate::sync::{AtomicUsize, Mutex, Ordering};
 
-/// One thread's pile.
-pub(crate) struct Pile<T> {
-    tasks: Mutex<VecDeque<(Prio, T)>>,
+/// One thread's pile of entries `E` (a task with its priority).
+pub(crate) struct Pile<E> {
+    tasks: Mutex<VecDeque<E>>,
     len: AtomicUsize,
 }
 
-impl<T> Pile<T> {
+impl<E> Pile<E> {
     pub(crate) fn new() -> Self {
         Pile { tasks: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0) }
     }
@@ -41,7 +40,7 @@ impl<T> Pile<T> {
 
     /// Moves all of `tasks` behind the pile's tasks (exchanging buffers when
     /// the pile is empty, so no task is copied); `tasks` is left empty.
-    pub(crate) fn put(&self, tasks: &mut Vec<(Prio, T)>) {
+    pub(crate) fn put(&self, tasks: &mut Vec<E>) {
         if tasks.is_empty() {
             return;
         }
@@ -59,7 +58,7 @@ impl<T> Pile<T> {
 
     /// Moves up to `max` tasks from the front of the pile (the oldest) into
     /// `out`, in order; returns how many.
-    pub(crate) fn take(&self, max: usize, out: &mut Vec<(Prio, T)>) -> usize {
+    pub(crate) fn take(&self, max: usize, out: &mut Vec<E>) -> usize {
         if self.len_hint() == 0 {
             return 0;
         }
@@ -72,7 +71,7 @@ impl<T> Pile<T> {
 
     /// Moves the front half (rounded up, the oldest tasks) of the pile into
     /// `out`, in order; returns how many tasks.
-    pub(crate) fn take_half(&self, out: &mut Vec<(Prio, T)>) -> usize {
+    pub(crate) fn take_half(&self, out: &mut Vec<E>) -> usize {
         if self.len_hint() == 0 {
             return 0;
         }
@@ -85,22 +84,22 @@ impl<T> Pile<T> {
 }
 
 /// The piles of all threads, one cache line each at least.
-pub(crate) struct Piles<T> {
-    piles: Box<[CachePadded<Pile<T>>]>,
+pub(crate) struct Piles<E> {
+    piles: Box<[CachePadded<Pile<E>>]>,
 }
 
-impl<T> Piles<T> {
+impl<E> Piles<E> {
     pub(crate) fn new(threads: usize) -> Self {
         Piles { piles: (0..threads).map(|_| CachePadded::new(Pile::new())).collect() }
     }
 
-    pub(crate) fn get(&self, tid: usize) -> &Pile<T> {
+    pub(crate) fn get(&self, tid: usize) -> &Pile<E> {
         &self.piles[tid]
     }
 
     /// Moves half of the fullest-looking other pile into `out`, starting the
     /// search after `tid`; returns how many tasks.
-    pub(crate) fn steal(&self, tid: usize, out: &mut Vec<(Prio, T)>) -> usize {
+    pub(crate) fn steal(&self, tid: usize, out: &mut Vec<E>) -> usize {
         let n = self.piles.len();
         let mut best: Option<(usize, usize)> = None;
         for i in 1..n {

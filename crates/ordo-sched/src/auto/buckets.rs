@@ -16,8 +16,50 @@
 //! Priorities need not be monotone: a push below the current bucket slides
 //! the ring down when that keeps every queued key inside it, and otherwise
 //! joins the current bucket (it runs next, a bounded inversion).
+//!
+//! An entry is the task with its priority. A run whose priorities all lie
+//! below 2^32 (SSSP's narrow distances, BFS levels) stores them as `u32`
+//! ([`PrioWord`]): with a 4-byte task an entry is 8 bytes instead of 16.
 
 use crate::Prio;
+
+/// How a bucket entry stores its task's priority: whole ([`Prio`], the
+/// default), or as a `u32` for a run whose priorities all lie below 2^32
+/// (SSSP's narrow distances). With a 4-byte task an entry is then 8 bytes
+/// instead of 16 (the `u64` priority aligns the tuple): half the memory
+/// every push writes and every pop reads, as GAPBS's bins of 4-byte vertex
+/// ids.
+pub trait PrioWord: Copy + Send + Sync + std::fmt::Debug + 'static {
+    /// The stored form of `prio`. A `u32` word saturates a priority beyond
+    /// `u32::MAX` (a caller that promised narrow priorities and broke the
+    /// promise gets its task later than asked, never lost).
+    fn pack(prio: Prio) -> Self;
+    /// The priority stored.
+    fn unpack(self) -> Prio;
+}
+
+impl PrioWord for Prio {
+    #[inline(always)]
+    fn pack(prio: Prio) -> Self {
+        prio
+    }
+    #[inline(always)]
+    fn unpack(self) -> Prio {
+        self
+    }
+}
+
+impl PrioWord for u32 {
+    #[inline(always)]
+    fn pack(prio: Prio) -> Self {
+        debug_assert!(prio <= Prio::from(u32::MAX), "narrow priority {prio} beyond u32");
+        prio.min(Prio::from(u32::MAX)) as u32
+    }
+    #[inline(always)]
+    fn unpack(self) -> Prio {
+        Prio::from(self)
+    }
+}
 
 /// log2 of the number of buckets in the ring.
 pub(crate) const RING_BITS: u32 = 10;
@@ -43,20 +85,21 @@ pub enum PushKind {
     Far,
 }
 
-/// The private bucket queue of one thread.
-pub struct Buckets<T> {
+/// The private bucket queue of one thread; `W` is how an entry stores its
+/// priority ([`PrioWord`]).
+pub struct Buckets<T, W: PrioWord = Prio> {
     /// log2 of the bucket width.
     shift: u32,
     /// Key (`prio >> shift`) of the current bucket; the ring holds the keys
     /// `cur..cur + RING`. [`EMPTY_CUR`] while the ring is empty.
     cur: u64,
-    ring: Box<[Vec<(Prio, T)>; RING as usize]>,
+    ring: Box<[Vec<(W, T)>; RING as usize]>,
     /// Bit `k & MASK` is set iff the bucket of key `k` is non-empty.
     occupied: [u64; WORDS],
     /// Tasks in the ring.
     ring_len: usize,
     /// Tasks whose key was at or beyond `cur + RING` when pushed.
-    far: Vec<(Prio, T)>,
+    far: Vec<(W, T)>,
     /// Smallest priority in `far` (`Prio::MAX` when empty).
     far_min: Prio,
     /// What the pushes did so far (read by the width controller).
@@ -92,7 +135,7 @@ fn first_allocation<E>(bucket: &mut Vec<E>) {
     bucket.reserve_exact(FIRST_CAPACITY);
 }
 
-impl<T> Buckets<T> {
+impl<T, W: PrioWord> Buckets<T, W> {
     /// An empty queue with buckets of width `2^shift`.
     pub fn new(shift: u32) -> Self {
         Buckets {
@@ -145,6 +188,8 @@ impl<T> Buckets<T> {
     #[inline]
     pub fn push(&mut self, prio: Prio, task: T) -> PushKind {
         self.counts.pushes += 1;
+        // The priority as stored (saturated if it does not fit `W`).
+        let prio = W::pack(prio).unpack();
         let key = prio >> self.shift;
         let offset = key.wrapping_sub(self.cur);
         if offset < RING {
@@ -175,7 +220,7 @@ impl<T> Buckets<T> {
         if bucket.capacity() == 0 {
             first_allocation(bucket);
         }
-        bucket.push((prio, task));
+        bucket.push((W::pack(prio), task));
         self.set_bit(slot);
         self.ring_len += 1;
     }
@@ -207,7 +252,7 @@ impl<T> Buckets<T> {
             self.put(key.max(self.cur), prio, task);
             PushKind::Below
         } else {
-            self.far.push((prio, task));
+            self.far.push((W::pack(prio), task));
             self.far_min = self.far_min.min(prio);
             PushKind::Far
         }
@@ -220,7 +265,7 @@ impl<T> Buckets<T> {
         if key - self.cur < RING {
             self.put(key, prio, task);
         } else {
-            self.far.push((prio, task));
+            self.far.push((W::pack(prio), task));
             self.far_min = self.far_min.min(prio);
         }
     }
@@ -229,18 +274,18 @@ impl<T> Buckets<T> {
     #[inline]
     pub fn pop_current(&mut self) -> Option<(Prio, T)> {
         let slot = (self.cur & MASK) as usize;
-        let item = self.ring[slot].pop()?;
+        let (word, task) = self.ring[slot].pop()?;
         self.ring_len -= 1;
         if self.ring[slot].is_empty() {
             self.bucket_emptied(slot);
         }
-        Some(item)
+        Some((word.unpack(), task))
     }
 
     /// Swaps the current bucket, if it holds tasks, with `spare` (which must
     /// be empty): the caller gets the whole bucket, the ring keeps the
     /// spare's allocation.
-    pub fn take_current(&mut self, spare: &mut Vec<(Prio, T)>) -> bool {
+    pub fn take_current(&mut self, spare: &mut Vec<(W, T)>) -> bool {
         debug_assert!(spare.is_empty());
         let slot = (self.cur & MASK) as usize;
         if self.ring_len == 0 || self.ring[slot].is_empty() {
@@ -282,7 +327,7 @@ impl<T> Buckets<T> {
     /// its key (`prio >> shift`) is at most `key`: the bulk-synchronous
     /// rounds take every thread's bucket of the round's key this way.
     /// Returns whether a bucket was taken.
-    pub fn take_due(&mut self, key: u64, spare: &mut Vec<(Prio, T)>) -> bool {
+    pub fn take_due(&mut self, key: u64, spare: &mut Vec<(W, T)>) -> bool {
         let level = self.next_level();
         level != Prio::MAX && (level >> self.shift) <= key && self.take_current(spare)
     }
@@ -386,13 +431,14 @@ impl<T> Buckets<T> {
         self.far_min = Prio::MAX;
         let far = std::mem::take(&mut self.far);
         let mut keep = Vec::new();
-        for (prio, task) in far {
+        for (word, task) in far {
+            let prio = word.unpack();
             let key = (prio >> self.shift).max(self.cur);
             if key - self.cur < RING {
                 self.put(key, prio, task);
             } else {
                 self.far_min = self.far_min.min(prio);
-                keep.push((prio, task));
+                keep.push((word, task));
             }
         }
         self.far = keep;
@@ -415,14 +461,14 @@ impl<T> Buckets<T> {
         self.drain_ring_into(&mut all);
         self.shift = shift;
         self.cur = level >> shift;
-        for (prio, task) in all {
-            self.insert_fixed(prio, task);
+        for (word, task) in all {
+            self.insert_fixed(word.unpack(), task);
         }
         moved
     }
 
     /// Moves every task of the ring, current bucket first, into `out`.
-    fn drain_ring_into(&mut self, out: &mut Vec<(Prio, T)>) {
+    fn drain_ring_into(&mut self, out: &mut Vec<(W, T)>) {
         for w in 0..WORDS {
             let mut bits = self.occupied[w];
             while bits != 0 {
@@ -439,7 +485,7 @@ impl<T> Buckets<T> {
     /// least two, or else a later bucket (whole if that leaves a task here):
     /// work another thread can run without leaving this one idle. Returns
     /// `None` when the ring holds fewer than two tasks.
-    pub(crate) fn split_off_share(&mut self, max: usize) -> Option<Vec<(Prio, T)>> {
+    pub(crate) fn split_off_share(&mut self, max: usize) -> Option<Vec<(W, T)>> {
         if self.ring_len < 2 {
             return None;
         }
@@ -467,7 +513,7 @@ impl<T> Buckets<T> {
 
     /// Empties the whole queue (ring and overflow) into `out`, most urgent
     /// bucket first.
-    pub(crate) fn drain_all(&mut self, out: &mut Vec<(Prio, T)>) {
+    pub(crate) fn drain_all(&mut self, out: &mut Vec<(W, T)>) {
         if self.ring_len > 0 {
             // Start at the current bucket so `out` is roughly ordered.
             let mut key = self.cur;
@@ -597,8 +643,60 @@ mod tests {
     }
 
     #[test]
+    fn narrow_entries_hold_the_same_priorities_as_wide_ones() {
+        assert_eq!(std::mem::size_of::<(u32, u32)>(), 8, "a narrow entry of a 4-byte task");
+        assert_eq!(std::mem::size_of::<(Prio, u32)>(), 16);
+        // Priorities up to u32::MAX, in an order with pushes below the
+        // window and into the overflow, and width changes on the way.
+        let mut ps: Vec<u64> = crate::test_support::prios(5000).into_iter().map(|p| p * 977).collect();
+        ps.extend([0, u64::from(u32::MAX), u64::from(u32::MAX) - 1, 1 << 31]);
+        let mut wide = Buckets::<u64>::new(2);
+        let mut narrow = Buckets::<u64, u32>::new(2);
+        for (i, &p) in ps.iter().enumerate() {
+            assert_eq!(wide.push(p, i as u64), narrow.push(p, i as u64), "push of {p}");
+        }
+        fn pop<W: PrioWord>(b: &mut Buckets<u64, W>) -> Option<(Prio, u64)> {
+            b.pop_current().or_else(|| b.advance().and_then(|_| b.pop_current()))
+        }
+        let mut got = Vec::new();
+        for shift in [2, 7, 0, 31] {
+            wide.set_shift(shift);
+            narrow.set_shift(shift);
+            for _ in 0..1000 {
+                let (w, n) = (pop(&mut wide), pop(&mut narrow));
+                assert_eq!(w, n);
+                got.extend(w);
+            }
+        }
+        loop {
+            let (w, n) = (pop(&mut wide), pop(&mut narrow));
+            assert_eq!(w, n);
+            match w {
+                Some(x) => got.push(x),
+                None => break,
+            }
+        }
+        assert!(got.iter().all(|&(p, i)| p == ps[i as usize]), "every priority comes back exactly");
+        assert_eq!(got.len(), ps.len());
+    }
+
+    #[test]
+    #[cfg(not(debug_assertions))]
+    fn a_narrow_word_saturates_a_priority_beyond_u32() {
+        // A broken promise of narrow priorities delays a task, never loses it.
+        assert_eq!(<u32 as PrioWord>::pack(1 << 40), u32::MAX);
+        let mut b = Buckets::<u64, u32>::new(0);
+        b.push(3, 8);
+        b.push(1 << 40, 7);
+        assert_eq!(b.pop_current(), Some((3, 8)));
+        assert_eq!(b.next_level(), u64::from(u32::MAX));
+        assert_eq!(b.pop_current(), Some((u64::from(u32::MAX), 7)));
+        assert!(b.is_empty());
+    }
+
+    #[test]
     fn split_off_share_gives_half_of_the_current_bucket_or_a_later_one() {
-        let mut b = Buckets::new(0);
+        let mut b: Buckets<i32> = Buckets::new(0);
         for i in 0..10 {
             b.push(5, i);
         }

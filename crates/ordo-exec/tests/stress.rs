@@ -11,7 +11,7 @@ mod common;
 use std::time::Instant;
 
 use common::{Hoard, Tree};
-use ordo_exec::{for_each, for_each_on, ExecOptions, Pool};
+use ordo_exec::{for_each, for_each_on, for_each_operator, with_prefetch, ExecOptions, Pool};
 use ordo_sched::SchedulerSpec;
 
 const LARGE: u64 = 10_000_000;
@@ -55,6 +55,22 @@ fn every_scheduler_1_thread() {
 #[test]
 fn every_scheduler_4_threads() {
     stress_every_scheduler(4, SMALL);
+}
+
+/// `auto` with an operator that declares narrow priorities keeps its tasks
+/// in entries with `u32` priorities (every priority of the tree is small):
+/// the same exactly-once guarantee on 1, 2 and 4 threads.
+#[test]
+fn auto_with_narrow_priorities() {
+    for (threads, n) in [(1, SMALL), (2, large()), (4, SMALL)] {
+        let pool = Pool::new(threads).unwrap();
+        let spec: SchedulerSpec = "auto".parse().unwrap();
+        let tree = Tree::new(n, 1000);
+        let op = with_prefetch(|p, id, ctx: &mut _| tree.run(p, id, ctx), |_, _: &u64| {}, |_, _: &u64| {})
+            .with_narrow_priorities();
+        let stats = for_each_operator(&pool, &spec, tree.initial(), op, &ExecOptions::default());
+        tree.check(&stats, &format!("auto, narrow priorities, {threads} threads, {n} tasks"));
+    }
 }
 
 /// The hoarding scheduler hides up to 63 tasks per thread and fails pops

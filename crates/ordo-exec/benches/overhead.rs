@@ -1,6 +1,7 @@
 //! Regression guard for the executor's own cost (no dependencies, so it
 //! builds fast): per-task overhead of `for_each` on trivial tasks, and the
-//! latency of a run with nothing to do (broadcast + termination detection).
+//! latency of a run with nothing to do (broadcast + termination detection),
+//! back to back and after a pause.
 //! Prints one `key=value` line per measurement for scripts to grep.
 //!
 //! `cargo bench -p ordo-exec --bench overhead`
@@ -52,6 +53,27 @@ fn main() {
         println!(
             "bench=empty_run threads={threads} runs={runs} us_per_run={:.1}",
             start.elapsed().as_secs_f64() * 1e6 / runs as f64
+        );
+        // The same after a pause long enough for waiting workers to block:
+        // the cost of waking them (median of the runs).
+        let mut us: Vec<f64> = (0..200)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                let start = Instant::now();
+                for_each(
+                    &pool,
+                    &spec,
+                    std::iter::empty::<(u64, u32)>(),
+                    |_, _, _| {},
+                    &ExecOptions::default(),
+                );
+                start.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        us.sort_by(f64::total_cmp);
+        println!(
+            "bench=empty_run_after_pause threads={threads} pause_ms=2 runs=200 median_us={:.1}",
+            us[100]
         );
     }
 }

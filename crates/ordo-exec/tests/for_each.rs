@@ -394,3 +394,52 @@ fn an_operator_with_hints_runs_every_task_once_on_every_executor() {
         assert!(ran.iter().all(|r| r.load(Ordering::Relaxed) == 1), "{spec}: a task ran other than once");
     }
 }
+
+#[test]
+fn the_caller_runs_worker_0_and_gets_its_affinity_back() {
+    for pin in [true, false] {
+        let pool = Pool::with_pinning(2, pin).unwrap();
+        let caller = std::thread::current().id();
+        let allowed_before = allowed_len_of_process();
+        let seen = Mutex::new(Vec::new());
+        pool.broadcast(&|index| {
+            let allowed = core_affinity::get_core_ids().map_or(0, |c| c.len());
+            seen.lock().unwrap().push((index, std::thread::current().id(), pool.is_own_worker(), allowed));
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_by_key(|s| s.0);
+        assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 1], "each worker runs its share once");
+        assert_eq!(seen[0].1, caller, "worker 0 is the calling thread");
+        assert_ne!(seen[1].1, caller, "worker 1 is a thread of the pool");
+        assert!(seen.iter().all(|s| s.2), "every share counts as a worker of the pool");
+        if pool.pinned() {
+            assert!(seen.iter().all(|s| s.3 == 1), "a pinned worker runs on one core: {seen:?}");
+        }
+        assert!(!pool.is_own_worker(), "after the run the caller is no worker");
+        assert_eq!(allowed_len_of_process(), allowed_before, "the caller gets its own affinity back");
+    }
+}
+
+#[test]
+fn a_panic_in_the_callers_share_waits_for_the_others() {
+    let pool = Pool::new(3).unwrap();
+    let finished = AtomicU64::new(0);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.broadcast(&|index| {
+            if index == 0 {
+                panic::resume_unwind(Box::new("boom in worker 0"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            finished.fetch_add(1, Ordering::Relaxed);
+        })
+    }));
+    let payload = outcome.expect_err("worker 0's panic reaches the caller");
+    assert_eq!(payload.downcast_ref::<&str>().copied(), Some("boom in worker 0"));
+    assert_eq!(finished.load(Ordering::Relaxed), 2, "the broadcast returns only after every worker finished");
+    assert!(!pool.is_own_worker(), "the caller is no worker after the panic");
+    let ran = AtomicU64::new(0);
+    pool.broadcast(&|_| {
+        ran.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(ran.into_inner(), 3, "the pool runs the next job on every worker");
+}

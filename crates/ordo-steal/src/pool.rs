@@ -1,10 +1,11 @@
 //! The persistent pool of worker threads that jobs run on.
 //!
 //! Threads are created once, optionally pinned one per core, and reused: a
-//! submission hands the job to every worker and blocks until all of them
-//! have left it. The submitting thread does not work; it waits (XWS §2.1:
-//! "the thread submitting the job suspends until F is executed to
-//! completion"). One job is active at a time. The threads are an
+//! submission hands the job to every worker and returns when all of them
+//! have left it (XWS §2.1: "the thread submitting the job suspends until F
+//! is executed to completion"). The submitting thread is worker 0 meanwhile,
+//! as OpenMP's master thread is, so a pool of `n` workers creates `n - 1`
+//! threads. One job is active at a time. The threads are an
 //! [`ordo_exec::Pool`]: the same workers, pinning and broadcast as the
 //! `for_each` executor's.
 
@@ -27,9 +28,10 @@ pub struct PoolBuilder {
 }
 
 impl PoolBuilder {
-    /// Number of worker threads (at least 1). The default is every core the
-    /// OS reports. The library reads no environment variable; the `ordo`
-    /// command line passes `ORDO_THREADS` here.
+    /// Number of workers (at least 1), the submitting thread included. The
+    /// default is every core the OS reports. The library reads no
+    /// environment variable; the `ordo` command line passes `ORDO_THREADS`
+    /// here.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -78,7 +80,7 @@ impl Pool {
         PoolBuilder { threads: available_cores(), pin: true }
     }
 
-    /// Number of worker threads.
+    /// Number of workers, the submitting thread included.
     pub fn threads(&self) -> usize {
         self.threads.threads()
     }

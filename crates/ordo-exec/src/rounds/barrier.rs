@@ -151,6 +151,13 @@ impl Barrier {
         }
     }
 
+    /// Whether a thread waits at the barrier now (it arrived and did not
+    /// leave again): a sign that it ran out of work.
+    #[inline]
+    pub(crate) fn has_waiters(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & COUNT != 0
+    }
+
     /// Whether generation `generation` was released.
     #[inline]
     pub(crate) fn is_released(&self, generation: u32) -> bool {

@@ -11,31 +11,38 @@
 //!    arrive (the leader) ends the run if nothing is queued anywhere, and
 //!    otherwise asks the [`RoundController`] for the next width and sets
 //!    the round's key `k` (the smallest reported edge at that width).
-//! 2. *Publication.* Each thread adopts the width (redistributing its
-//!    buckets if it changed) and moves its buckets of key `≤ k` into its
-//!    [`piles::Pile`]. There is no second barrier: a thread that finds
-//!    nothing yet waits at the next barrier and comes back when a pile
-//!    fills.
-//! 3. *Work.* Each thread runs its own pile in chunks (oldest first, see
-//!    `piles`) of a share of what is left, between [`MIN_CHUNK`] and
-//!    [`CHUNK`] tasks, so the last chunks of a round are short (guided
-//!    self-scheduling; a thread done with the round then waits at most a
-//!    short chunk for the others), then its own new tasks of key `≤ k`
-//!    (GAPBS's bucket fusion: a batch of at most [`CHUNK`] runs at once,
-//!    privately; a larger one goes to its pile, where others can take
-//!    from it), and only when it has none of its own, half of another
-//!    thread's pile, until none of these has anything left. (Own tasks
-//!    first keeps a thread on the vertices its own tasks just touched:
-//!    PageRank on Slashdot at two threads 86.8 → 81.4 ms, PR-D on R-MAT
-//!    2^14 29.2 → 27.8 ms, against stealing before fusing.) It then
-//!    arrives at the barrier; while it waits, it leaves the barrier again
-//!    to take half of any pile that holds work (the end of a round is
-//!    where threads would otherwise idle: measured on a road graph of
-//!    4·10^6 vertices at two threads, the waiting share of the cycles
-//!    fell from 14 % with GAPBS's private fusion limit of 1000 to 8 %).
-//!    A thread that found nothing for a while sleeps, and filing work into
-//!    a pile wakes it (`Barrier::notify_work`), so a round whose work
-//!    appears late (one bucket that fans out) still runs on every thread.
+//! 2. *Adoption.* Each thread adopts the width (redistributing its buckets
+//!    if it changed). No task moves: a thread's tasks of the round stay in
+//!    its buckets.
+//! 3. *Work.* Each thread runs its own buckets of key `≤ k`, oldest push
+//!    first, the bucket itself serving as the batch (as at one thread), and
+//!    the tasks of key `≤ k` it pushes meanwhile after them (GAPBS's bucket
+//!    fusion, without its limit of 1000). Every [`LOOK_EVERY`] tasks it
+//!    looks whether another thread waits at the barrier; if one does, it
+//!    files the rest of the bucket into its [`piles::Pile`], where the
+//!    waiting thread takes half of it, and goes on with its pile in chunks
+//!    (oldest first, see `piles`) of a share of what is left, between
+//!    [`MIN_CHUNK`] and [`CHUNK`] tasks, so the last chunks of a round are
+//!    short (guided self-scheduling). A thread with nothing of its own
+//!    takes half of another thread's pile. When none of these has anything
+//!    left it arrives at the barrier; while it waits, it leaves the barrier
+//!    again to take half of any pile that holds work. A thread that found
+//!    nothing for a while sleeps, and filing work into a pile wakes it
+//!    (`Barrier::notify_work`), so a round whose work appears late (one
+//!    bucket that fans out) still runs on every thread.
+//!
+//! Sharing only on demand keeps a thread on the vertices its own tasks just
+//! touched and spares every task the trip through a pile (a lock per chunk
+//! and a copy). Against filing every bucket into the pile at the start of
+//! the round, SSSP at two threads (medians of 9–11 interleaved processes):
+//! Luxembourg 1.3 → 1.1 ms, Slashdot 4.3 → 4.0, FLA 31.6 → 29.9, Kronecker
+//! scale 20 116 → 111, road graph of 4·10^6 vertices 134 → 128, grid
+//! 1000×1000 38.7 → 38.3; BFS on R-MAT 2^20 36.9 → 34.5, MST on a road graph
+//! of 250,000 vertices 115 → 111, PageRank on Slashdot 76 → 72. Looking every
+//! 64 tasks instead of 8 lost on Luxembourg (1.5 ms), whose tasks follow
+//! long chains: a waiting thread waited that much longer. (Own tasks first
+//! also measured better than stealing first when every bucket went through
+//! the pile: PageRank on Slashdot at two threads 86.8 → 81.4 ms.)
 //!
 //! Whatever runs a batch (a chunk of a pile, a private batch, a bucket at
 //! one thread) calls the operator's prefetch hints ([`Operator::prefetch`]
@@ -60,23 +67,28 @@
 //! With per-thread buckets and no barrier (`auto:mode=async`), threads drift
 //! apart in priority and keep taking work from each other; on two cores
 //! that cost 30–50 % of the run (the cycle breakdown's Deq share). A round
-//! shares work in chunks of 8 to 64 tasks through one lock per chunk, and the
-//! barrier costs one synchronisation per round, which the controller
-//! amortises by keeping enough tasks per round. This is GAPBS's scheme
-//! (thread-local bins, a shared frontier, bucket fusion) with one barrier per
-//! round instead of two and Δ chosen by the run.
+//! shares work only when a thread has run out, in chunks of 8 to 64 tasks
+//! through one lock per chunk, and the barrier costs one synchronisation
+//! per round, which the controller amortises by keeping enough tasks per
+//! round. This is GAPBS's scheme (thread-local bins, bucket fusion) with one
+//! barrier per round instead of two, no shared frontier unless a thread is
+//! idle, and Δ chosen by the run.
 //!
 //! # Correctness
-//! Tasks only move: from a thread's buckets into its pile, out of a pile
-//! under its mutex into exactly one thread's private batch or pile, and
-//! from there into the operator. A thread leaves a round's work only when
-//! its own pile is empty, no other pile looked non-empty, and it has no
-//! task of key `≤ k`; after that nothing refills its pile (only a pile's
-//! owner puts tasks into it). So when every thread has arrived at the
-//! decision barrier all piles are empty, every queued task is counted in
-//! some thread's buckets, and "nothing queued" means the run is over. The
-//! barrier orders each thread's report before the leader's decision and the
-//! decision before everyone's next round (`barrier.rs`).
+//! Tasks only move: from a thread's buckets into its own batch, from there
+//! into the operator or (the rest of a bucket) into its pile, out of a pile
+//! under its mutex into exactly one thread's batch or pile, and from there
+//! into the operator. A thread leaves a round's work only when its own pile
+//! is empty, no other pile looked non-empty, and it has no task of key
+//! `≤ k`; after that nothing refills its pile (only a pile's owner puts
+//! tasks into it). So when every thread has arrived at the decision barrier
+//! all piles are empty, every queued task is counted in some thread's
+//! buckets, and "nothing queued" means the run is over. The barrier orders
+//! each thread's report before the leader's decision and the decision
+//! before everyone's next round (`barrier.rs`). Whether a thread waits is
+//! only a hint ([`Barrier`]'s arrival count, read without ordering): a
+//! stale answer shares a bucket that nobody needed, or shares it a few
+//! tasks later.
 
 mod barrier;
 mod piles;
@@ -109,6 +121,10 @@ pub(crate) const CHUNK: usize = 64;
 /// Fewest tasks a thread takes from its own pile at once (unless fewer are
 /// left).
 const MIN_CHUNK: usize = 8;
+
+/// A thread running a bucket of its own looks every this many tasks
+/// whether another thread waits for work.
+const LOOK_EVERY: usize = 8;
 
 /// A thread takes `1 / (GUIDED_SHARES × threads)` of its pile at once,
 /// between [`MIN_CHUNK`] and [`CHUNK`] tasks.
@@ -151,10 +167,13 @@ impl RoundWord for u32 {
 /// Per-thread counters of the rounds, reported as scheduler counters.
 #[derive(Default, Clone, Copy)]
 struct RoundCounters {
-    /// Buckets moved into this thread's pile.
+    /// Fillings of this thread's pile (the rest of an own bucket, or a
+    /// stolen half too large to run at once).
     published: u64,
-    /// Tasks run from a private batch of the round's key (bucket fusion).
-    fused_tasks: u64,
+    /// Tasks taken from this thread's own buckets of the round's key.
+    own_tasks: u64,
+    /// Of those, tasks filed into the pile for a waiting thread.
+    shared_tasks: u64,
     /// Takes of half of another thread's pile, and the tasks they moved.
     steals: u64,
     stolen_tasks: u64,
@@ -323,6 +342,8 @@ struct Worker<'a, T, W: RoundWord, F, const TIMED: bool> {
     observer: Observer<'a>,
     /// Tasks run since the last report to the decision.
     round_tasks: u64,
+    /// The rest of an own bucket on its way to the pile.
+    share: Vec<(W, T)>,
 }
 
 impl<T, W: RoundWord, F, const TIMED: bool> Worker<'_, T, W, F, TIMED>
@@ -340,14 +361,50 @@ where
     /// (cancelled, or another worker panicked).
     #[inline]
     fn run_batch(&mut self, batch: &mut Vec<(W, T)>) -> bool {
-        let n = batch.len() as u64;
+        self.run_tasks::<false>(batch)
+    }
+
+    /// [`Worker::run_batch`] for a bucket of this thread's own: every
+    /// [`LOOK_EVERY`] tasks it looks whether another thread waits at the
+    /// barrier, and if so files the rest of the bucket into its pile, where
+    /// the waiting thread can take half of it.
+    #[inline]
+    fn run_own_bucket(&mut self, batch: &mut Vec<(W, T)>) -> bool {
+        self.run_tasks::<true>(batch)
+    }
+
+    #[inline(always)]
+    fn run_tasks<const SHARE: bool>(&mut self, batch: &mut Vec<(W, T)>) -> bool {
+        let mut n = batch.len() as u64;
         self.c.pops += n;
         if TIMED {
             self.c.cycles.deq += self.c.lap::<TIMED>();
             self.c.cycles.deq_ops += n;
         }
         let mut tasks = batch.drain(..);
+        let mut until_look = LOOK_EVERY;
         while let Some((word, task)) = tasks.next() {
+            if SHARE {
+                until_look -= 1;
+                if until_look == 0 {
+                    until_look = LOOK_EVERY;
+                    if tasks.len() >= MIN_CHUNK && self.shared.barrier.has_waiters() {
+                        let rest = tasks.len() as u64;
+                        self.share.extend(tasks.by_ref());
+                        // They are popped when taken from the pile.
+                        self.c.pops -= rest;
+                        if TIMED {
+                            self.c.cycles.deq_ops -= rest;
+                        }
+                        n -= rest;
+                        self.r.shared_tasks += rest;
+                        self.r.published += 1;
+                        let mut share = std::mem::take(&mut self.share);
+                        self.publish(&mut share);
+                        self.share = share;
+                    }
+                }
+            }
             let prio = word.unpack();
             // The batch runs in order, oldest push first (see `piles`):
             // `ahead(n)` is the task that runs `n` tasks after this one.
@@ -439,11 +496,6 @@ where
             if self.buckets().shift() != shift {
                 self.r.rebucketed += self.buckets().set_shift(shift) as u64;
             }
-            while self.buckets().take_due(k, &mut batch) {
-                self.r.published += 1;
-                self.publish(&mut batch);
-            }
-            self.c.cycles.deq += self.c.lap::<TIMED>();
             key = Some(k);
         }
     }
@@ -456,8 +508,8 @@ where
     }
 
     /// The work of the round of key `key`: this thread's pile in chunks,
-    /// then its own new tasks of the key, then half of another thread's
-    /// pile, until none of them has anything.
+    /// then its own buckets of the key (shared only with a waiting thread),
+    /// then half of another thread's pile, until none of them has anything.
     fn round_work(&mut self, key: u64, batch: &mut Vec<(W, T)>) -> Result<(), Aborted> {
         let shared = self.shared;
         let me = shared.piles.get(self.tid);
@@ -473,14 +525,9 @@ where
                 continue;
             }
             if self.buckets().take_due(key, batch) {
-                if batch.len() <= CHUNK {
-                    self.r.fused_tasks += batch.len() as u64;
-                    if !self.run_batch(batch) {
-                        return Err(Aborted);
-                    }
-                } else {
-                    self.r.published += 1;
-                    self.publish(batch);
+                self.r.own_tasks += batch.len() as u64;
+                if !self.run_own_bucket(batch) {
+                    return Err(Aborted);
                 }
                 continue;
             }
@@ -489,6 +536,7 @@ where
                 self.r.steals += 1;
                 self.r.stolen_tasks += stolen as u64;
                 if stolen > CHUNK {
+                    self.r.published += 1;
                     self.publish(batch);
                 } else if !self.run_batch(batch) {
                     return Err(Aborted);
@@ -612,6 +660,7 @@ where
         r: RoundCounters::default(),
         observer,
         round_tasks: 0,
+        share: Vec::new(),
     };
     if shared.threads == 1 {
         w.run_alone(shift);
@@ -648,8 +697,9 @@ where
         idle_scans: c.idle_scans,
         parks: r.parks,
         sched_counters: vec![
-            ("published_buckets", r.published),
-            ("fused_tasks", r.fused_tasks),
+            ("pile_fillings", r.published),
+            ("own_tasks", r.own_tasks - r.shared_tasks),
+            ("shared_tasks", r.shared_tasks),
             ("steals", r.steals),
             ("stolen_tasks", r.stolen_tasks),
             ("barrier_helps", r.helps),

@@ -34,7 +34,7 @@
 //! Sharing only on demand keeps a thread on the vertices its own tasks just
 //! touched and spares every task the trip through a pile (a lock per chunk
 //! and a copy). Against filing every bucket into the pile at the start of
-//! the round, SSSP at two threads (medians of 9–11 interleaved processes):
+//! the round, at two threads (medians of 7–11 interleaved processes): SSSP on
 //! Luxembourg 1.3 → 1.1 ms, Slashdot 4.3 → 4.0, FLA 31.6 → 29.9, Kronecker
 //! scale 20 116 → 111, road graph of 4·10^6 vertices 134 → 128, grid
 //! 1000×1000 38.7 → 38.3; BFS on R-MAT 2^20 36.9 → 34.5, MST on a road graph
@@ -373,6 +373,7 @@ where
         self.run_tasks::<true>(batch)
     }
 
+    /// [`Worker::run_batch`], and with `SHARE` [`Worker::run_own_bucket`].
     #[inline(always)]
     fn run_tasks<const SHARE: bool>(&mut self, batch: &mut Vec<(W, T)>) -> bool {
         let mut n = batch.len() as u64;

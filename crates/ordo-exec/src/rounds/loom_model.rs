@@ -237,8 +237,8 @@ fn loom_rounds_work_filed_while_a_thread_sleeps_wakes_it() {
 /// its own bucket of three tasks, looking before each task whether a thread
 /// waits at the barrier, and if so files the rest into its pile and wakes
 /// it (as `run_own_bucket` does); thread 1 has nothing, arrives at once and
-/// leaves the barrier to help whenever it finds work. Exactly one leader,
-/// every task exactly once before the decision, both see the decision.
+/// leaves the barrier to help when it finds work. Exactly one leader, every
+/// task exactly once before the decision, both see the decision.
 #[test]
 fn loom_rounds_own_bucket_shared_with_a_waiting_thread_runs_every_task_once() {
     let mut builder = loom::model::Builder::new();
@@ -249,40 +249,10 @@ fn loom_rounds_own_bucket_shared_with_a_waiting_thread_runs_every_task_once() {
         let ran: Arc<Vec<AtomicU64>> = Arc::new((0..3).map(|_| AtomicU64::new(0)).collect());
         let decision = Arc::new(AtomicU64::new(0));
         let leaders = Arc::new(AtomicU64::new(0));
-        let decide = {
-            let (ran, decision, leaders) = (ran.clone(), decision.clone(), leaders.clone());
-            move |barrier: &Barrier| {
-                leaders.fetch_add(1, Ordering::Relaxed);
-                for r in ran.iter() {
-                    assert_eq!(r.load(Ordering::Relaxed), 1, "a task was left or ran twice at the barrier");
-                }
-                decision.store(42, Ordering::Relaxed);
-                barrier.release();
-            }
-        };
         let helper = {
-            let (piles, barrier, ran, decision, decide) =
-                (piles.clone(), barrier.clone(), ran.clone(), decision.clone(), decide.clone());
-            thread::spawn(move || loop {
-                let generation = match barrier.arrive() {
-                    Arrival::Leader => {
-                        decide(&barrier);
-                        return decision.load(Ordering::Relaxed);
-                    }
-                    Arrival::Wait(g) => g,
-                };
-                let (wake, _) =
-                    barrier.wait_or_work(generation, || piles.others_have_work(1)).expect("not aborted");
-                match wake {
-                    Wake::Released => return decision.load(Ordering::Relaxed),
-                    Wake::Work if barrier.try_leave(generation) => round_work(1, &piles, &ran),
-                    Wake::Work => {
-                        // Everyone arrived meanwhile: the leader is deciding.
-                        barrier.wait(generation).expect("not aborted");
-                        return decision.load(Ordering::Relaxed);
-                    }
-                }
-            })
+            let (piles, barrier, ran, decision, leaders) =
+                (piles.clone(), barrier.clone(), ran.clone(), decision.clone(), leaders.clone());
+            thread::spawn(move || arrive_and_wait(1, &barrier, &piles, &ran, &decision, &leaders))
         };
         let mut bucket: Vec<(u64, u64)> = (0..3).map(|t| (0, t)).collect();
         let mut tasks = bucket.drain(..);
@@ -297,16 +267,7 @@ fn loom_rounds_own_bucket_shared_with_a_waiting_thread_runs_every_task_once() {
         }
         drop(tasks);
         round_work(0, &piles, &ran);
-        let seen = match barrier.arrive() {
-            Arrival::Leader => {
-                decide(&barrier);
-                decision.load(Ordering::Relaxed)
-            }
-            Arrival::Wait(g) => {
-                barrier.wait(g).expect("not aborted");
-                decision.load(Ordering::Relaxed)
-            }
-        };
+        let seen = arrive_and_wait(0, &barrier, &piles, &ran, &decision, &leaders);
         assert_eq!(seen, 42, "thread 0 left the barrier without the decision");
         assert_eq!(helper.join().unwrap(), 42, "thread 1 left the barrier without the decision");
         assert_eq!(leaders.load(Ordering::Relaxed), 1);

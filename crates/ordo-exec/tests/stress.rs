@@ -73,6 +73,30 @@ fn auto_with_narrow_priorities() {
     }
 }
 
+/// `auto` when every task has the same priority (as PageRank's mostly do):
+/// the whole run is one key, so each round ends at the fusion limit with
+/// tasks of the key still queued, and the next round continues the key.
+/// Every task still runs exactly once, and the cut rounds are counted.
+#[test]
+fn auto_rounds_cut_at_the_fusion_limit_lose_no_task() {
+    for (threads, n) in [(2, SMALL), (4, SMALL)] {
+        let pool = Pool::new(threads).unwrap();
+        let spec: SchedulerSpec = "auto".parse().unwrap();
+        let tree = Tree::new(n, 2);
+        let stats = for_each(
+            &pool,
+            &spec,
+            tree.initial().into_iter().map(|(_, id)| (7, id)),
+            |prio, id, ctx| tree.run_at_one_priority(prio, id, ctx),
+            &ExecOptions::default(),
+        );
+        let what = format!("auto, one priority, {threads} threads, {n} tasks");
+        tree.check(&stats, &what);
+        let parts = stats.sched_counters.iter().find(|(name, _)| *name == "round_parts").map(|&(_, v)| v);
+        assert!(parts.is_some_and(|p| p > 0), "{what}: no round was cut ({parts:?})");
+    }
+}
+
 /// The hoarding scheduler hides up to 63 tasks per thread and fails pops
 /// spuriously: the case termination detection must get right.
 #[test]

@@ -17,7 +17,8 @@
 //! 3. *Work.* Each thread runs its own buckets of key `≤ k`, oldest push
 //!    first, the bucket itself serving as the batch (as at one thread), and
 //!    the tasks of key `≤ k` it pushes meanwhile after them (GAPBS's bucket
-//!    fusion, without its limit of 1000). Every [`LOOK_EVERY`] tasks it
+//!    fusion), until it has run [`RoundsConfig::fusion_limit`] tasks in the
+//!    round ("Fusion and its limit" below). Every [`LOOK_EVERY`] tasks it
 //!    looks whether another thread waits at the barrier; if one does, it
 //!    files the rest of the bucket into its [`piles::Pile`], where the
 //!    waiting thread takes half of it, and goes on with its pile in chunks
@@ -43,6 +44,32 @@
 //! long chains: a waiting thread waited that much longer. (Own tasks first
 //! also measured better than stealing first when every bucket went through
 //! the pile: PageRank on Slashdot at two threads 86.8 → 81.4 ms.)
+//!
+//! # Fusion and its limit
+//! Running the tasks a thread pushes into the round's key in the same round
+//! saves a barrier per generation of tasks, which is what makes Δ-stepping
+//! with wide buckets cheap on road graphs. But a thread that fuses
+//! generation after generation alone drifts ahead of the others: when every
+//! task has nearly the same priority (PageRank, whose priorities separate
+//! only residuals of 1 and more), the whole run is one round, and each
+//! thread runs its vertices again and again before the other thread's
+//! pushes into them have landed. So a thread takes its own bucket again in
+//! a round only while it has run fewer than
+//! [`RoundsConfig::fusion_limit`] tasks in it (four times its share of the
+//! round target); past that, it finishes what it took and goes to the
+//! barrier with its new tasks still queued, and the next round has the same
+//! key. A round is then about one generation long on every thread, as one
+//! thread's batches are. PageRank on R-MAT 2^14 at two threads ran 72,500
+//! tasks without the limit against 69,900 with it (`obim` 69,700, one
+//! thread 69,800), PageRank on Slashdot 795,000 against 714,000, PR-D on
+//! Slashdot 800,000 against 725,000; SSSP rounds hold a few hundred tasks
+//! per thread and rarely reach the limit (task counts within 1 % on grid,
+//! FLA, Luxembourg; road graph of 4·10^6 vertices 3.04 → 3.00 million). A
+//! limit of twice the share cut SSSP's chains too (road graph 3.32
+//! million). The leader does not change the width after a round cut short
+//! ([`RoundController::on_part`]): the parts of one key's round count as
+//! one round, so the tasks a cut leaves queued are not redistributed by a
+//! narrowing they did not call for.
 //!
 //! Whatever runs a batch (a chunk of a pile, a private batch, a bucket at
 //! one thread) calls the operator's prefetch hints ([`Operator::prefetch`]
@@ -80,8 +107,9 @@
 //! under its mutex into exactly one thread's batch or pile, and from there
 //! into the operator. A thread leaves a round's work only when its own pile
 //! is empty, no other pile looked non-empty, and it has no task of key
-//! `≤ k`; after that nothing refills its pile (only a pile's owner puts
-//! tasks into it). So when every thread has arrived at the decision barrier
+//! `≤ k` or has reached the fusion limit (its tasks of key `≤ k` then stay
+//! in its buckets, counted in its report); after that nothing refills its
+//! pile (only a pile's owner puts tasks into it). So when every thread has arrived at the decision barrier
 //! all piles are empty, every queued task is counted in some thread's
 //! buckets, and "nothing queued" means the run is over. The barrier orders
 //! each thread's report before the leader's decision and the decision
@@ -181,6 +209,9 @@ struct RoundCounters {
     rebucketed: u64,
     /// Barrier waits that blocked.
     parks: u64,
+    /// Arrivals at the barrier with tasks of the round's key still queued
+    /// (stopped by the fusion limit).
+    fusion_stops: u64,
     /// Times this thread left the barrier to help with another's pile.
     helps: u64,
 }
@@ -209,23 +240,27 @@ struct Report {
     level: AtomicU64,
     queued: AtomicU64,
     tasks: AtomicU64,
+    /// Whether the thread stopped at the fusion limit with tasks of the
+    /// round's key queued: the round was cut short.
+    cut: AtomicBool,
 }
 
 impl<T, W> Shared<T, W> {
     /// The leader's decision, made when every thread has arrived.
     fn decide(&self) {
-        let (mut level, mut queued, mut tasks) = (Prio::MAX, 0u64, 0u64);
+        let (mut level, mut queued, mut tasks, mut cut) = (Prio::MAX, 0u64, 0u64, false);
         for r in self.reports.iter() {
             level = level.min(r.level.load(Ordering::Relaxed));
             queued += r.queued.load(Ordering::Relaxed);
             tasks += r.tasks.load(Ordering::Relaxed);
+            cut |= r.cut.load(Ordering::Relaxed);
         }
         if queued == 0 {
             self.done.store(true, Ordering::Relaxed);
             return;
         }
         let mut controller = self.controller.lock().unwrap_or_else(|e| e.into_inner());
-        let shift = controller.on_round(tasks, queued);
+        let shift = if cut { controller.on_part(tasks) } else { controller.on_round(tasks, queued) };
         self.shift.store(shift, Ordering::Relaxed);
         self.key.store(level >> shift, Ordering::Relaxed);
     }
@@ -287,6 +322,7 @@ where
                     level: AtomicU64::new(Prio::MAX),
                     queued: AtomicU64::new(0),
                     tasks: AtomicU64::new(0),
+                    cut: AtomicBool::new(false),
                 })
             })
             .collect(),
@@ -304,9 +340,9 @@ where
         initial,
         |tid, initial| {
             if timed {
-                worker::<T, W, F, true>(&shared, tid, initial, &op, cfg.shift)
+                worker::<T, W, F, true>(&shared, tid, initial, &op, cfg)
             } else {
-                worker::<T, W, F, false>(&shared, tid, initial, &op, cfg.shift)
+                worker::<T, W, F, false>(&shared, tid, initial, &op, cfg)
             }
         },
         // The others would wait for this worker at the next barrier.
@@ -322,6 +358,7 @@ where
         sched_counters: vec![
             ("rounds", controller.rounds()),
             ("width_changes", controller.changes()),
+            ("round_parts", controller.parts()),
             ("round_target", controller.target()),
         ],
         traces: vec![Trace { name: "shift", x_label: "dequeues", points: controller.trace().to_vec() }],
@@ -344,6 +381,10 @@ struct Worker<'a, T, W: RoundWord, F, const TIMED: bool> {
     round_tasks: u64,
     /// The rest of an own bucket on its way to the pile.
     share: Vec<(W, T)>,
+    /// [`RoundsConfig::fusion_limit`].
+    fusion_limit: u64,
+    /// Whether this thread took its own bucket in the current round.
+    took_own: bool,
 }
 
 impl<T, W: RoundWord, F, const TIMED: bool> Worker<'_, T, W, F, TIMED>
@@ -493,6 +534,7 @@ where
                 return Ok(());
             }
             self.round_tasks = 0;
+            self.took_own = false;
             let (shift, k) = (shared.shift.load(Ordering::Relaxed), shared.key.load(Ordering::Relaxed));
             if self.buckets().shift() != shift {
                 self.r.rebucketed += self.buckets().set_shift(shift) as u64;
@@ -525,7 +567,11 @@ where
                 }
                 continue;
             }
-            if self.buckets().take_due(key, batch) {
+            // Past the fusion limit, the tasks pushed since the first take
+            // wait for the next round (module docs, "Fusion and its limit").
+            let may_fuse = !self.took_own || self.round_tasks < self.fusion_limit;
+            if may_fuse && self.buckets().take_due(key, batch) {
+                self.took_own = true;
                 self.r.own_tasks += batch.len() as u64;
                 if !self.run_own_bucket(batch) {
                     return Err(Aborted);
@@ -561,9 +607,16 @@ where
         let barrier = &shared.barrier;
         loop {
             let report = &shared.reports[self.tid];
-            report.level.store(self.buckets().next_level(), Ordering::Relaxed);
+            let level = self.buckets().next_level();
+            let shift = self.buckets().shift();
+            // Tasks of the round's key left queued: stopped by the fusion
+            // limit (otherwise `round_work` returns only without them).
+            let cut = key.is_some_and(|k| level != Prio::MAX && level >> shift <= k);
+            self.r.fusion_stops += u64::from(cut);
+            report.level.store(level, Ordering::Relaxed);
             report.queued.store(self.buckets().len() as u64, Ordering::Relaxed);
             report.tasks.store(self.round_tasks, Ordering::Relaxed);
+            report.cut.store(cut, Ordering::Relaxed);
             self.c.idle_scans += 1;
             let generation = match barrier.arrive() {
                 Arrival::Leader => {
@@ -633,7 +686,7 @@ fn worker<T, W: RoundWord, F, const TIMED: bool>(
     tid: usize,
     initial: Vec<(Prio, T)>,
     op: &F,
-    shift: u32,
+    cfg: RoundsConfig,
 ) -> (ThreadStats, Vec<TaskNote>)
 where
     F: Operator<T>,
@@ -641,6 +694,7 @@ where
     let mut c = Counters::default();
     c.lap::<TIMED>();
     let start = c.last_lap;
+    let shift = cfg.shift;
     let mut buckets = Buckets::<T, W>::new(shift);
     let initial_count = initial.len() as u64;
     for (p, t) in initial {
@@ -662,6 +716,8 @@ where
         observer,
         round_tasks: 0,
         share: Vec::new(),
+        fusion_limit: cfg.fusion_limit(),
+        took_own: false,
     };
     if shared.threads == 1 {
         w.run_alone(shift);
@@ -704,6 +760,7 @@ where
             ("steals", r.steals),
             ("stolen_tasks", r.stolen_tasks),
             ("barrier_helps", r.helps),
+            ("fusion_stops", r.fusion_stops),
             ("rebucketed_tasks", r.rebucketed),
             ("final_shift", u64::from(final_shift)),
             ("left_queued", left_queued),

@@ -112,6 +112,17 @@ impl Tree {
         }
     }
 
+    /// [`Tree::run`] with the children at the parent's priority.
+    #[allow(dead_code)]
+    pub fn run_at_one_priority(&self, prio: Prio, id: u64, ctx: &mut Context<u64>) {
+        self.runs[id as usize].fetch_add(1, Ordering::Relaxed);
+        for child in [self.roots + 2 * id, self.roots + 2 * id + 1] {
+            if child < self.n {
+                ctx.push(prio, child);
+            }
+        }
+    }
+
     /// How many task executions were counted so far.
     pub fn runs_total(&self) -> u64 {
         self.runs.iter().map(|r| u64::from(r.load(Ordering::Relaxed))).sum()

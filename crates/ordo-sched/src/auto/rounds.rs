@@ -89,7 +89,21 @@ impl RoundsConfig {
         };
         RoundController::new(self.shift, target)
     }
+
+    /// Most tasks a thread runs in one round before it stops taking the
+    /// tasks it pushed into the round's key (bucket fusion), leaving them
+    /// for the next round: [`FUSION_LIMIT_SHARES`] times its share of the
+    /// round target. It keeps threads within about a generation of each
+    /// other when a round's key holds nearly every task (PageRank); see
+    /// `ordo-exec`'s rounds for the measurements.
+    pub fn fusion_limit(&self) -> u64 {
+        self.tasks_per_thread.saturating_mul(FUSION_LIMIT_SHARES).max(1)
+    }
 }
+
+/// [`RoundsConfig::fusion_limit`] in shares of the round target per thread
+/// (a limit of 2 shares also cut SSSP's chains on road graphs).
+pub const FUSION_LIMIT_SHARES: u64 = 4;
 
 /// The narrowest log2 width whose buckets put `lo` and `hi` (and every
 /// priority between them) into one bucket, at most [`MAX_SHIFT`].
@@ -119,6 +133,9 @@ pub struct RoundController {
     changes: u64,
     /// `(tasks run so far, shift)` at the start and at every change.
     trace: Vec<(u64, u64)>,
+    /// Tasks of the parts of the current key's round so far.
+    part_tasks: u64,
+    parts: u64,
 }
 
 impl RoundController {
@@ -135,6 +152,8 @@ impl RoundController {
             rounds: 0,
             changes: 0,
             trace: vec![(0, u64::from(shift))],
+            part_tasks: 0,
+            parts: 0,
         }
     }
 
@@ -163,11 +182,31 @@ impl RoundController {
         &self.trace
     }
 
+    /// A round cut short by the fusion limit ran `tasks` tasks, and its key
+    /// still holds tasks: the next round continues the key at the same
+    /// width. The parts of a key's round count as one round at the next
+    /// [`RoundController::on_round`], so the width follows the tasks a
+    /// bucket gathers, not where the limit cut it.
+    pub fn on_part(&mut self, tasks: u64) -> u32 {
+        self.rounds += 1;
+        self.parts += 1;
+        self.total_tasks += tasks;
+        self.part_tasks += tasks;
+        self.shift
+    }
+
+    /// Rounds cut short by the fusion limit ([`RoundController::on_part`]).
+    pub fn parts(&self) -> u64 {
+        self.parts
+    }
+
     /// A round ran `tasks` tasks and `queued` tasks wait: returns the log2
     /// width of the next round.
     pub fn on_round(&mut self, tasks: u64, queued: u64) -> u32 {
         self.rounds += 1;
         self.total_tasks += tasks;
+        // With the parts before it, if the limit cut this key's round.
+        let tasks = tasks + std::mem::take(&mut self.part_tasks);
         self.tasks_since_change += tasks;
         self.rounds_since_change += 1;
         self.smoothed = if self.rounds_since_change == 1 {
@@ -220,6 +259,28 @@ mod tests {
         }
         assert_eq!(c.changes(), 2);
         assert_eq!(c.trace(), &[(0, 0), (4, 4), (4 + 4 * 4096, 0)]);
+    }
+
+    #[test]
+    fn the_parts_of_a_cut_round_count_as_one_round() {
+        let mut c = RoundController::new(10, 256);
+        for _ in 0..2 * MIN_ROUNDS {
+            assert_eq!(c.on_part(5000), 10, "no decision on a part");
+        }
+        assert_eq!(c.changes(), 0);
+        // Three rounds of 200 tasks, then one key in 8 parts of 32: the
+        // smoothed round is 0.75 · 200 + 0.25 · 256 = 214 tasks, within a
+        // factor 2 of the target; as rounds of 32 the parts would widen.
+        let mut c = RoundController::new(10, 256);
+        for _ in 0..MIN_ROUNDS - 1 {
+            c.on_round(200, 0);
+        }
+        for _ in 0..7 {
+            c.on_part(32);
+        }
+        assert_eq!(c.on_round(32, 0), 10, "one round of 256 tasks: stay");
+        assert_eq!((c.rounds(), c.parts()), (11, 7));
+        assert_eq!(c.trace(), &[(0, 10)]);
     }
 
     #[test]

@@ -69,12 +69,11 @@ impl<const FINE: bool> Algorithm for PageRankApp<FINE> {
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 0 };
     const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 0 };
     type Strategy = SchedulerSpec;
-    /// `auto` for both. PR-D: the best on Slashdot (`pmod` takes 1.5–3.4× its time),
-    /// 0.87–0.94 of `pmod` on R-MAT 14. PR: the best on Slashdot (`pmod` takes 1.14× its
-    /// time at two threads, 1.41× at one; medians of 7 interleaved), 0.83–0.97 of `pmod`
-    /// on R-MAT 14 (2^14 vertices). Geometric mean of best / its time over the four cases
-    /// (two inputs, one and two threads): PR 0.96 for `auto`, 0.89 for `pmod`; PR-D 0.95
-    /// and 0.63. (`bench/papers.toml`, experiment `pagerank`, and `docs/results.md`.)
+    /// `auto` for both: the fastest scheduler on both inputs at one and two threads.
+    /// PR: `pmod` takes 1.04–1.58× its time, `obim` 1.02–1.35×; PR-D: `pmod` 1.08–5.1×.
+    /// Geometric mean of best / its time over the four cases (two inputs, one and two
+    /// threads): PR 1.00 for `auto`, 0.80 for `pmod`; PR-D 1.00 and 0.46. (`bench/papers.toml`,
+    /// experiment `pagerank`, and `docs/results.md`.)
     const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = PageRank;
     type Reference = PageRankReference;

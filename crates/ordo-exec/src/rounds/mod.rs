@@ -108,15 +108,15 @@
 //! into the operator. A thread leaves a round's work only when its own pile
 //! is empty, no other pile looked non-empty, and it has no task of key
 //! `≤ k` or has reached the fusion limit (its tasks of key `≤ k` then stay
-//! in its buckets, counted in its report); after that nothing refills its
-//! pile (only a pile's owner puts tasks into it). So when every thread has arrived at the decision barrier
-//! all piles are empty, every queued task is counted in some thread's
-//! buckets, and "nothing queued" means the run is over. The barrier orders
-//! each thread's report before the leader's decision and the decision
-//! before everyone's next round (`barrier.rs`). Whether a thread waits is
-//! only a hint ([`Barrier`]'s arrival count, read without ordering): a
-//! stale answer shares a bucket that nobody needed, or shares it a few
-//! tasks later.
+//! in its buckets, counted in its report); after that nothing refills its pile
+//! (only a pile's owner puts tasks into it). So when every thread has
+//! arrived at the decision barrier all piles are empty, every queued task
+//! is counted in some thread's buckets, and "nothing queued" means the run
+//! is over. The barrier orders each thread's report before the leader's
+//! decision and the decision before everyone's next round (`barrier.rs`).
+//! Whether a thread waits is only a hint ([`Barrier`]'s arrival count, read
+//! without ordering): a stale answer shares a bucket that nobody needed, or
+//! shares it a few tasks later.
 
 mod barrier;
 mod piles;

@@ -104,21 +104,21 @@ impl Tree {
 
     /// The operator: count the run, spawn the children.
     pub fn run(&self, prio: Prio, id: u64, ctx: &mut Context<u64>) {
-        self.runs[id as usize].fetch_add(1, Ordering::Relaxed);
-        for child in [self.roots + 2 * id, self.roots + 2 * id + 1] {
-            if child < self.n {
-                ctx.push(prio + jitter(child), child);
-            }
-        }
+        self.spawn(id, ctx, |child| prio + jitter(child));
     }
 
     /// [`Tree::run`] with the children at the parent's priority.
     #[allow(dead_code)]
     pub fn run_at_one_priority(&self, prio: Prio, id: u64, ctx: &mut Context<u64>) {
+        self.spawn(id, ctx, |_| prio);
+    }
+
+    /// Counts the run of `id` and pushes its children at `child_prio(child)`.
+    fn spawn(&self, id: u64, ctx: &mut Context<u64>, child_prio: impl Fn(u64) -> Prio) {
         self.runs[id as usize].fetch_add(1, Ordering::Relaxed);
         for child in [self.roots + 2 * id, self.roots + 2 * id + 1] {
             if child < self.n {
-                ctx.push(prio, child);
+                ctx.push(child_prio(child), child);
             }
         }
     }

@@ -68,6 +68,37 @@ fn arrive_and_wait(
     }
 }
 
+/// What the threads of a two-thread round share in the models below.
+struct Round {
+    piles: Piles<(u64, u64)>,
+    barrier: Barrier,
+    /// Runs per task.
+    ran: Vec<AtomicU64>,
+    decision: AtomicU64,
+    leaders: AtomicU64,
+}
+
+impl Round {
+    /// A round of two threads over `tasks` tasks, none run yet.
+    fn new(tasks: u64) -> Arc<Round> {
+        Arc::new(Round {
+            piles: Piles::new(2),
+            barrier: Barrier::new(2),
+            ran: (0..tasks).map(|_| AtomicU64::new(0)).collect(),
+            decision: AtomicU64::new(0),
+            leaders: AtomicU64::new(0),
+        })
+    }
+
+    fn round_work(&self, tid: usize) {
+        round_work(tid, &self.piles, &self.ran);
+    }
+
+    fn arrive_and_wait(&self, tid: usize) -> u64 {
+        arrive_and_wait(tid, &self.barrier, &self.piles, &self.ran, &self.decision, &self.leaders)
+    }
+}
+
 /// Thread 0 owns all the work; thread 1 has none and goes to the barrier at
 /// once, then leaves it to help. Exactly one leader, every task exactly
 /// once before the decision, and both threads see the decision.
@@ -76,29 +107,24 @@ fn loom_rounds_barrier_with_helping_runs_every_task_once() {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(3);
     builder.check(|| {
-        let piles = Arc::new(Piles::<(u64, u64)>::new(2));
-        let barrier = Arc::new(Barrier::new(2));
-        let ran: Arc<Vec<AtomicU64>> = Arc::new((0..3).map(|_| AtomicU64::new(0)).collect());
-        let decision = Arc::new(AtomicU64::new(0));
-        let leaders = Arc::new(AtomicU64::new(0));
+        let round = Round::new(3);
         let mut tasks: Vec<(u64, u64)> = (0..3).map(|t| (0, t)).collect();
-        piles.get(0).put(&mut tasks);
+        round.piles.get(0).put(&mut tasks);
         let handles: Vec<_> = (0..2)
             .map(|tid| {
-                let (piles, barrier, ran, decision, leaders) =
-                    (piles.clone(), barrier.clone(), ran.clone(), decision.clone(), leaders.clone());
+                let round = round.clone();
                 thread::spawn(move || {
                     if tid == 0 {
-                        round_work(tid, &piles, &ran);
+                        round.round_work(tid);
                     }
-                    arrive_and_wait(tid, &barrier, &piles, &ran, &decision, &leaders)
+                    round.arrive_and_wait(tid)
                 })
             })
             .collect();
         for h in handles {
             assert_eq!(h.join().unwrap(), 42, "a thread left the barrier without the decision");
         }
-        assert_eq!(leaders.load(Ordering::Relaxed), 1);
+        assert_eq!(round.leaders.load(Ordering::Relaxed), 1);
     });
 }
 
@@ -244,32 +270,27 @@ fn loom_rounds_own_bucket_shared_with_a_waiting_thread_runs_every_task_once() {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(3);
     builder.check(|| {
-        let piles = Arc::new(Piles::<(u64, u64)>::new(2));
-        let barrier = Arc::new(Barrier::new(2));
-        let ran: Arc<Vec<AtomicU64>> = Arc::new((0..3).map(|_| AtomicU64::new(0)).collect());
-        let decision = Arc::new(AtomicU64::new(0));
-        let leaders = Arc::new(AtomicU64::new(0));
+        let round = Round::new(3);
         let helper = {
-            let (piles, barrier, ran, decision, leaders) =
-                (piles.clone(), barrier.clone(), ran.clone(), decision.clone(), leaders.clone());
-            thread::spawn(move || arrive_and_wait(1, &barrier, &piles, &ran, &decision, &leaders))
+            let round = round.clone();
+            thread::spawn(move || round.arrive_and_wait(1))
         };
         let mut bucket: Vec<(u64, u64)> = (0..3).map(|t| (0, t)).collect();
         let mut tasks = bucket.drain(..);
         let mut rest = Vec::new();
         while let Some((_, task)) = tasks.next() {
-            ran[task as usize].fetch_add(1, Ordering::Relaxed);
-            if tasks.len() > 0 && barrier.has_waiters() {
+            round.ran[task as usize].fetch_add(1, Ordering::Relaxed);
+            if tasks.len() > 0 && round.barrier.has_waiters() {
                 rest.extend(tasks.by_ref());
-                piles.get(0).put(&mut rest);
-                barrier.notify_work();
+                round.piles.get(0).put(&mut rest);
+                round.barrier.notify_work();
             }
         }
         drop(tasks);
-        round_work(0, &piles, &ran);
-        let seen = arrive_and_wait(0, &barrier, &piles, &ran, &decision, &leaders);
+        round.round_work(0);
+        let seen = round.arrive_and_wait(0);
         assert_eq!(seen, 42, "thread 0 left the barrier without the decision");
         assert_eq!(helper.join().unwrap(), 42, "thread 1 left the barrier without the decision");
-        assert_eq!(leaders.load(Ordering::Relaxed), 1);
+        assert_eq!(round.leaders.load(Ordering::Relaxed), 1);
     });
 }

@@ -342,6 +342,35 @@ fn sssp_and_bfs_equal_the_references_on_every_scheduler() {
     }
 }
 
+/// `auto`'s rounds with one key per round (the bucket is the span) and with
+/// a few keys, besides the default in the matrix above: exact distances and
+/// levels, every task run once, on 2 and 4 threads.
+#[test]
+fn auto_with_other_keys_per_round_equals_the_references() {
+    let opts = ExecOptions::default();
+    for threads in [2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        for spec in ["auto:keys=1", "auto:keys=4", "auto:keys=64"] {
+            let spec: SchedulerSpec = spec.parse().unwrap();
+            for c in inputs(Size::Reduced) {
+                let what = format!("{} on {spec} with {threads} threads", c.name);
+                let d = ordo_algos::dijkstra(&c.graph, c.source).unwrap();
+                let (dist, stats) = ordo_algos::sssp(&pool, &spec, &c.graph, c.source, &opts).unwrap();
+                if let Err(e) = verify::compare_exact(&d.values, &dist) {
+                    panic!("sssp, {what}: {e}");
+                }
+                check_stats(&stats, None, &format!("sssp, {what}"));
+                let b = ordo_algos::bfs_levels(&c.graph, c.source).unwrap();
+                let (levels, stats) = ordo_algos::bfs(&pool, &spec, &c.graph, c.source, &opts).unwrap();
+                if let Err(e) = verify::compare_exact(&b.values, &levels) {
+                    panic!("bfs, {what}: {e}");
+                }
+                check_stats(&stats, Some(b.settled), &format!("bfs, {what}"));
+            }
+        }
+    }
+}
+
 #[test]
 fn rome99_matches_the_published_checksums() {
     let Some(rome) = ordo_graph::datasets::find("road/rome99.gr", "rome99_matches_the_published_checksums")

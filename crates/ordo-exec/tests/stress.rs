@@ -73,6 +73,25 @@ fn auto_with_narrow_priorities() {
     }
 }
 
+/// `auto`'s rounds with one key per round (the bucket is the span), the
+/// layout before several keys per round: every task still exactly once.
+#[test]
+fn auto_with_one_key_per_round() {
+    for threads in [2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        let spec: SchedulerSpec = "auto:keys=1".parse().unwrap();
+        let tree = Tree::new(SMALL, 1000);
+        let stats = for_each(
+            &pool,
+            &spec,
+            tree.initial(),
+            |p, id, ctx| tree.run(p, id, ctx),
+            &ExecOptions::default(),
+        );
+        tree.check(&stats, &format!("auto:keys=1, {threads} threads, {SMALL} tasks"));
+    }
+}
+
 /// `auto` when every task has the same priority (as PageRank's mostly do):
 /// the whole run is one key, so each round ends at the fusion limit with
 /// tasks of the key still queued, and the next round continues the key.

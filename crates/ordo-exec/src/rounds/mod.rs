@@ -9,16 +9,19 @@
 //! 1. *Decision.* Each thread reports its most urgent bucket's lower edge
 //!    and how many tasks it holds, then waits at the barrier; the last to
 //!    arrive (the leader) ends the run if nothing is queued anywhere, and
-//!    otherwise asks the [`RoundController`] for the next width and sets
-//!    the round's key `k` (the smallest reported edge at that width).
+//!    otherwise asks the [`RoundController`] for the next span: a bucket
+//!    width and a number of keys `J` (see "Several keys per round"). The
+//!    round covers the keys `k..=k + J - 1`, `k` being the smallest
+//!    reported edge at that width.
 //! 2. *Adoption.* Each thread adopts the width (redistributing its buckets
 //!    if it changed). No task moves: a thread's tasks of the round stay in
 //!    its buckets.
-//! 3. *Work.* Each thread runs its own buckets of key `≤ k`, oldest push
-//!    first, the bucket itself serving as the batch (as at one thread), and
-//!    the tasks of key `≤ k` it pushes meanwhile after them (GAPBS's bucket
-//!    fusion), until it has run [`RoundsConfig::fusion_limit`] tasks in the
-//!    round ("Fusion and its limit" below). Every [`LOOK_EVERY`] tasks it
+//! 3. *Work.* Each thread runs its own buckets of key `≤ k + J - 1`, the
+//!    most urgent first, each oldest push first, the bucket itself serving
+//!    as the batch (as at one thread), and the tasks of those keys it
+//!    pushes meanwhile in their turn (GAPBS's bucket fusion), until it has
+//!    run [`RoundsConfig::fusion_limit`] tasks in the round ("Fusion and
+//!    its limit" below). Every [`LOOK_EVERY`] tasks it
 //!    looks whether another thread waits at the barrier; if one does, it
 //!    files the rest of the bucket into its [`piles::Pile`], where the
 //!    waiting thread takes half of it, and goes on with its pile in chunks
@@ -45,8 +48,33 @@
 //! also measured better than stealing first when every bucket went through
 //! the pile: PageRank on Slashdot at two threads 86.8 → 81.4 ms.)
 //!
+//! # Several keys per round
+//! A round's *span* (its keys times the bucket width) decides how many
+//! tasks it gathers, so how many barriers the run pays; the bucket width
+//! decides how finely each thread orders its own tasks inside it. With one
+//! key per round the two are the same, and a wide span, cheap in barriers,
+//! runs each thread's tasks in one coarse bucket: tasks run before their
+//! distances are final and run again. The controller steers the span
+//! toward its target of tasks per round, as it steered the width before;
+//! the buckets are [`RoundController::keys`] (16) times narrower, so each
+//! thread walks the span in 16 steps of priority, most urgent first, with
+//! fusion inside each. A span narrower than 16 priorities has buckets of
+//! width 1 and fewer keys (BFS on a road graph keeps one level per round).
+//! At two threads, with the default target, one key against 16 (the same
+//! build, `auto:keys=1` against `auto:keys=16`): SSSP tasks on the road
+//! graph of 4·10^6 vertices 3.04 → 2.76 million in 5,711 → 5,140 rounds,
+//! FLA 733,600 → 713,600, Luxembourg 17,500 → 15,000, grid 1000×1000
+//! 1.352 → 1.329 million; Slashdot 112,600 → 116,000 tasks in 267 → 128
+//! rounds, Kronecker scale 20 1.341 → 1.349 million. Times (medians of 9
+//! interleaved processes): grid 41.6 → 34.2 ms; the road graph, FLA,
+//! Slashdot, Kronecker, Luxembourg, BFS and A* on the road graph, MST and
+//! PageRank within this machine's noise. More keys make buckets too small
+//! to be batches: 1,024 keys per round ran about one task per bucket and
+//! took 2.5 times as long on grid, FLA and the road graph; 32 already lost
+//! on the road graph and FLA (133 and 33 ms against 126 and 30 at 16).
+//!
 //! # Fusion and its limit
-//! Running the tasks a thread pushes into the round's key in the same round
+//! Running the tasks a thread pushes into the round's keys in the same round
 //! saves a barrier per generation of tasks, which is what makes Δ-stepping
 //! with wide buckets cheap on road graphs. But a thread that fuses
 //! generation after generation alone drifts ahead of the others: when every
@@ -57,8 +85,8 @@
 //! a round only while it has run fewer than
 //! [`RoundsConfig::fusion_limit`] tasks in it (four times its share of the
 //! round target); past that, it finishes what it took and goes to the
-//! barrier with its new tasks still queued, and the next round has the same
-//! key. A round is then about one generation long on every thread, as one
+//! barrier with its new tasks still queued, and when they include tasks of
+//! the round's first key the next round begins at that key again. A round is then about one generation long on every thread, as one
 //! thread's batches are. PageRank on R-MAT 2^14 at two threads ran 72,500
 //! tasks without the limit against 69,900 with it (`obim` 69,700, one
 //! thread 69,800), PageRank on Slashdot 795,000 against 714,000, PR-D on
@@ -69,7 +97,8 @@
 //! million). The leader does not change the width after a round cut short
 //! ([`RoundController::on_part`]): the parts of one key's round count as
 //! one round, so the tasks a cut leaves queued are not redistributed by a
-//! narrowing they did not call for.
+//! narrowing they did not call for. Tasks left only in the round's later
+//! keys end the round as usual: the next one begins at the most urgent.
 //!
 //! Whatever runs a batch (a chunk of a pile, a private batch, a bucket at
 //! one thread) calls the operator's prefetch hints ([`Operator::prefetch`]
@@ -107,8 +136,8 @@
 //! under its mutex into exactly one thread's batch or pile, and from there
 //! into the operator. A thread leaves a round's work only when its own pile
 //! is empty, no other pile looked non-empty, and it has no task of key
-//! `≤ k` or has reached the fusion limit (its tasks of key `≤ k` then stay
-//! in its buckets, counted in its report); after that nothing refills its pile
+//! `≤ k + J - 1` or has reached the fusion limit (those tasks then stay in
+//! its buckets, counted in its report); after that nothing refills its pile
 //! (only a pile's owner puts tasks into it). So when every thread has
 //! arrived at the decision barrier all piles are empty, every queued task
 //! is counted in some thread's buckets, and "nothing queued" means the run
@@ -198,7 +227,7 @@ struct RoundCounters {
     /// Fillings of this thread's pile (the rest of an own bucket, or a
     /// stolen half too large to run at once).
     published: u64,
-    /// Tasks taken from this thread's own buckets of the round's key.
+    /// Tasks taken from this thread's own buckets of the round's keys.
     own_tasks: u64,
     /// Of those, tasks filed into the pile for a waiting thread.
     shared_tasks: u64,
@@ -209,8 +238,8 @@ struct RoundCounters {
     rebucketed: u64,
     /// Barrier waits that blocked.
     parks: u64,
-    /// Arrivals at the barrier with tasks of the round's key still queued
-    /// (stopped by the fusion limit).
+    /// Arrivals at the barrier with tasks of the round's first key still
+    /// queued (stopped by the fusion limit).
     fusion_stops: u64,
     /// Times this thread left the barrier to help with another's pile.
     helps: u64,
@@ -224,9 +253,11 @@ struct Shared<T, W> {
     /// Each thread's report for the next decision, written before it
     /// arrives at the barrier (again, if it left to help).
     reports: Box<[CachePadded<Report>]>,
-    /// The decision: the round's width and key, or the end of the run.
+    /// The decision: the round's bucket width, first key and number of
+    /// keys, or the end of the run.
     shift: AtomicU32,
     key: AtomicU64,
+    keys: AtomicU64,
     done: AtomicBool,
     controller: Mutex<RoundController>,
     log_tasks: bool,
@@ -241,7 +272,7 @@ struct Report {
     queued: AtomicU64,
     tasks: AtomicU64,
     /// Whether the thread stopped at the fusion limit with tasks of the
-    /// round's key queued: the round was cut short.
+    /// round's first key queued: the round was cut short.
     cut: AtomicBool,
 }
 
@@ -260,9 +291,15 @@ impl<T, W> Shared<T, W> {
             return;
         }
         let mut controller = self.controller.lock().unwrap_or_else(|e| e.into_inner());
-        let shift = if cut { controller.on_part(tasks) } else { controller.on_round(tasks, queued) };
+        if cut {
+            controller.on_part(tasks);
+        } else {
+            controller.on_round(tasks, queued);
+        }
+        let shift = controller.bucket_shift();
         self.shift.store(shift, Ordering::Relaxed);
         self.key.store(level >> shift, Ordering::Relaxed);
+        self.keys.store(controller.keys(), Ordering::Relaxed);
     }
 }
 
@@ -328,6 +365,7 @@ where
             .collect(),
         shift: AtomicU32::new(cfg.shift),
         key: AtomicU64::new(0),
+        keys: AtomicU64::new(1),
         done: AtomicBool::new(false),
         controller: Mutex::new(cfg.controller(threads)),
         log_tasks: opts.log_tasks,
@@ -550,12 +588,14 @@ where
         self.shared.barrier.notify_work();
     }
 
-    /// The work of the round of key `key`: this thread's pile in chunks,
-    /// then its own buckets of the key (shared only with a waiting thread),
-    /// then half of another thread's pile, until none of them has anything.
+    /// The work of the round whose first key is `key`: this thread's pile
+    /// in chunks, then its own buckets of the round's keys, most urgent
+    /// first (shared only with a waiting thread), then half of another
+    /// thread's pile, until none of them has anything.
     fn round_work(&mut self, key: u64, batch: &mut Vec<(W, T)>) -> Result<(), Aborted> {
         let shared = self.shared;
         let me = shared.piles.get(self.tid);
+        let last_key = key.saturating_add(shared.keys.load(Ordering::Relaxed) - 1);
         loop {
             // Guided chunks: a share of what is left, so the last chunks of
             // a round are short and no thread waits long at the barrier for
@@ -570,7 +610,7 @@ where
             // Past the fusion limit, the tasks pushed since the first take
             // wait for the next round (module docs, "Fusion and its limit").
             let may_fuse = !self.took_own || self.round_tasks < self.fusion_limit;
-            if may_fuse && self.buckets().take_due(key, batch) {
+            if may_fuse && self.buckets().take_due(last_key, batch) {
                 self.took_own = true;
                 self.r.own_tasks += batch.len() as u64;
                 if !self.run_own_bucket(batch) {
@@ -609,8 +649,10 @@ where
             let report = &shared.reports[self.tid];
             let level = self.buckets().next_level();
             let shift = self.buckets().shift();
-            // Tasks of the round's key left queued: stopped by the fusion
-            // limit (otherwise `round_work` returns only without them).
+            // Tasks of the round's first key left queued: stopped by the
+            // fusion limit (otherwise `round_work` returns only without
+            // them). Tasks of its later keys left queued end the round like
+            // any other: the next begins at the most urgent key left.
             let cut = key.is_some_and(|k| level != Prio::MAX && level >> shift <= k);
             self.r.fusion_stops += u64::from(cut);
             report.level.store(level, Ordering::Relaxed);

@@ -62,6 +62,8 @@ pub const DEFAULT_DENSITY: u64 = 16;
 
 /// Default wanted tasks per round and thread (rounds mode).
 pub const DEFAULT_ROUND_TASKS: u64 = 256;
+/// Default number of bucket keys one round covers (rounds mode).
+pub const DEFAULT_ROUND_KEYS: u64 = 16;
 
 /// How `auto` runs under the executor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +88,9 @@ pub struct AutoConfig {
     /// Rounds mode: wanted tasks per round and thread (`round`, default
     /// [`DEFAULT_ROUND_TASKS`]).
     pub round_tasks: u64,
+    /// Rounds mode: bucket keys per round (`keys`, default
+    /// [`DEFAULT_ROUND_KEYS`]).
+    pub round_keys: u64,
     /// log2 of the bucket width; `None` (`shift=auto`, the default) adapts
     /// it online, a number fixes it.
     pub shift: Option<u32>,
@@ -102,6 +107,7 @@ impl Default for AutoConfig {
         AutoConfig {
             mode: Mode::Rounds,
             round_tasks: DEFAULT_ROUND_TASKS,
+            round_keys: DEFAULT_ROUND_KEYS,
             shift: None,
             density: DEFAULT_DENSITY,
             slack: None,
@@ -120,6 +126,10 @@ impl SchedConfig for AutoConfig {
         if round_tasks == 0 {
             return Err(SpecError("auto: `round=0`: expected at least 1".into()));
         }
+        let round_keys = p.take_u64("keys", DEFAULT_ROUND_KEYS)?;
+        if round_keys == 0 {
+            return Err(SpecError("auto: `keys=0`: expected at least 1".into()));
+        }
         let shift = p.take_u64_or_auto("shift", None)?;
         if shift.is_some_and(|s| s > 63) {
             return Err(SpecError(format!("auto: `shift={}`: expected auto or 0 to 63", shift.unwrap_or(0))));
@@ -129,14 +139,14 @@ impl SchedConfig for AutoConfig {
             return Err(SpecError("auto: `density=0`: expected at least 1".into()));
         }
         let slack = p.take_u64_or_auto("slack", None)?;
-        Ok(AutoConfig { mode, round_tasks, shift: shift.map(|s| s as u32), density, slack })
+        Ok(AutoConfig { mode, round_tasks, round_keys, shift: shift.map(|s| s as u32), density, slack })
     }
 
     fn to_params(&self) -> String {
         // Each mode prints its own parameters; the other mode's appear only
         // when they differ from their defaults, so a spec round-trips.
         let shift = self.shift.map_or("auto".to_string(), |s| s.to_string());
-        let round = format!(",round={}", self.round_tasks);
+        let round = format!(",round={},keys={}", self.round_tasks, self.round_keys);
         let density = format!(",density={}", self.density);
         let slack = self.slack.map_or(String::new(), |s| format!(",slack={s}"));
         match self.mode {
@@ -145,7 +155,9 @@ impl SchedConfig for AutoConfig {
                 format!("mode=rounds,shift={shift}{round}{density}{slack}")
             }
             Mode::Async => {
-                let round = if self.round_tasks == DEFAULT_ROUND_TASKS { String::new() } else { round };
+                let defaults = (DEFAULT_ROUND_TASKS, DEFAULT_ROUND_KEYS);
+                let round =
+                    if (self.round_tasks, self.round_keys) == defaults { String::new() } else { round };
                 format!("mode=async,shift={shift}{density}{slack}{round}")
             }
         }
@@ -242,6 +254,7 @@ impl<T: Send> Scheduler<T> for Auto<T> {
                 shift: self.cfg.shift.unwrap_or(0),
                 adapt: self.cfg.shift.is_none(),
                 tasks_per_thread: self.cfg.round_tasks,
+                keys: self.cfg.round_keys,
             }),
             Mode::Async => Execution::PopLoop,
         }

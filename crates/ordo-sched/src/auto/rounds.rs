@@ -1,19 +1,23 @@
-//! The width policy of `auto`'s bulk-synchronous rounds: which bucket width
-//! (`2^shift`) the next round uses, chosen from how many tasks the last
-//! rounds ran. The rounds themselves are run by `ordo-exec`.
+//! The width policy of `auto`'s bulk-synchronous rounds: which span of
+//! priorities the next round covers, chosen from how many tasks the last
+//! rounds ran, and in how many bucket keys each thread walks it (with
+//! several threads, [`RoundsConfig::keys`]; alone, one key per bucket). The
+//! rounds themselves are run by `ordo-exec`, whose module docs measure the
+//! keys per round.
 //!
 //! # Why tasks per round
 //! The best Δ of Δ-stepping spans three orders of magnitude across inputs
 //! (GAPBS's tuned Δ on this project's inputs: 1 on a Kronecker graph, 2^12
 //! on a road graph, 2^18 on Florida with weights up to 10^5), because what
 //! matters is how many tasks a bucket gathers, not the weights. A round
-//! costs two barriers, so it must carry enough tasks to pay for them and to
+//! ends at a barrier, so it must carry enough tasks to pay for them and to
 //! keep every thread busy, and no more: a wider bucket runs more tasks
 //! before their distances are final (more re-relaxations). ρ-stepping (Dong
 //! et al., SPAA'21) picks each step's threshold so that about ρ vertices
-//! are processed; here the width is steered, in power-of-two steps, toward
+//! are processed; here the span is steered, in power-of-two steps, toward
 //! [`RoundController::target`] tasks per round (a constant per thread), as
-//! measured over the last rounds.
+//! measured over the last rounds. (Below, "width" is the span; with one key
+//! per round they are the same.)
 //!
 //! # Amortising a change
 //! A width change redistributes every queued task (one move each), so the
@@ -54,6 +58,10 @@ pub struct RoundsConfig {
     /// thread count; a single thread aims at an eighth of it, see
     /// [`RoundsConfig::controller`]).
     pub tasks_per_thread: u64,
+    /// Most consecutive bucket keys one round covers with several threads
+    /// and an adapting width (rounded down to a power of two; 1 makes the
+    /// bucket the span). See `ordo-exec`'s rounds, "Several keys per round".
+    pub keys: u64,
 }
 
 /// How much smaller a single thread's rounds are than one thread's share of
@@ -87,7 +95,12 @@ impl RoundsConfig {
             (true, 0 | 1) => (self.tasks_per_thread / SINGLE_THREAD_DIVISOR).max(1),
             (true, t) => self.tasks_per_thread.saturating_mul(t as u64),
         };
-        RoundController::new(self.shift, target)
+        let controller = RoundController::new(self.shift, target);
+        if self.adapt && threads > 1 {
+            controller.with_keys(self.keys)
+        } else {
+            controller
+        }
     }
 
     /// Most tasks a thread runs in one round before it stops taking the
@@ -118,12 +131,15 @@ pub const MAX_STEP: u32 = 4;
 /// Widest bucket (`2^MAX_SHIFT`); beyond it every key is one bucket anyway.
 pub const MAX_SHIFT: u32 = 40;
 
-/// Chooses the bucket width of each round.
+/// Chooses the span of each round: its bucket width and how many keys.
 #[derive(Clone, Debug)]
 pub struct RoundController {
     /// Wanted tasks per round (all threads together); 0 keeps the width.
     target: u64,
+    /// log2 of the round's span (bucket width times keys per round).
     shift: u32,
+    /// log2 of the most keys per round ([`RoundController::with_keys`]).
+    keys_log2: u32,
     /// Smoothed tasks per round since the last change.
     smoothed: f64,
     rounds_since_change: u32,
@@ -131,7 +147,8 @@ pub struct RoundController {
     total_tasks: u64,
     rounds: u64,
     changes: u64,
-    /// `(tasks run so far, shift)` at the start and at every change.
+    /// `(tasks run so far, log2 bucket width)` at the start and at every
+    /// change.
     trace: Vec<(u64, u64)>,
     /// Tasks of the parts of the current key's round so far.
     part_tasks: u64,
@@ -145,6 +162,7 @@ impl RoundController {
         RoundController {
             target,
             shift,
+            keys_log2: 0,
             smoothed: 0.0,
             rounds_since_change: 0,
             tasks_since_change: 0,
@@ -157,12 +175,35 @@ impl RoundController {
         }
     }
 
+    /// This controller with rounds of up to `keys` keys (rounded down to a
+    /// power of two): the span it steers is `keys` buckets wide, each
+    /// bucket `keys` times narrower than the span, until the span is
+    /// narrower than `keys` priorities; then buckets have width 1 and the
+    /// round as many keys as the span holds. The starting bucket width
+    /// stays what [`RoundController::new`] was given.
+    pub fn with_keys(mut self, keys: u64) -> Self {
+        self.keys_log2 = keys.max(1).ilog2();
+        self.shift = (self.shift + self.keys_log2).min(MAX_SHIFT);
+        self.trace = vec![(0, u64::from(self.bucket_shift()))];
+        self
+    }
+
+    /// log2 of the bucket width of the next round.
+    pub fn bucket_shift(&self) -> u32 {
+        self.shift.saturating_sub(self.keys_log2)
+    }
+
+    /// The number of keys (buckets) the next round covers.
+    pub fn keys(&self) -> u64 {
+        1 << (self.shift - self.bucket_shift())
+    }
+
     /// The wanted tasks per round.
     pub fn target(&self) -> u64 {
         self.target
     }
 
-    /// The current log2 bucket width.
+    /// log2 of the current span (the bucket width with one key per round).
     pub fn shift(&self) -> u32 {
         self.shift
     }
@@ -177,14 +218,15 @@ impl RoundController {
         self.changes
     }
 
-    /// `(tasks run so far, log2 width)` at the start and at every change.
+    /// `(tasks run so far, log2 bucket width)` at the start and at every
+    /// change.
     pub fn trace(&self) -> &[(u64, u64)] {
         &self.trace
     }
 
-    /// A round cut short by the fusion limit ran `tasks` tasks, and its key
-    /// still holds tasks: the next round continues the key at the same
-    /// width. The parts of a key's round count as one round at the next
+    /// A round cut short by the fusion limit ran `tasks` tasks, and its
+    /// first key still holds tasks: the next round continues from that key
+    /// with the same span. The parts of a key's round count as one round at the next
     /// [`RoundController::on_round`], so the width follows the tasks a
     /// bucket gathers, not where the limit cut it.
     pub fn on_part(&mut self, tasks: u64) -> u32 {
@@ -201,7 +243,8 @@ impl RoundController {
     }
 
     /// A round ran `tasks` tasks and `queued` tasks wait: returns the log2
-    /// width of the next round.
+    /// span of the next round (its bucket width and keys:
+    /// [`RoundController::bucket_shift`], [`RoundController::keys`]).
     pub fn on_round(&mut self, tasks: u64, queued: u64) -> u32 {
         self.rounds += 1;
         self.total_tasks += tasks;
@@ -233,7 +276,9 @@ impl RoundController {
             self.changes += 1;
             self.rounds_since_change = 0;
             self.tasks_since_change = 0;
-            self.trace.push((self.total_tasks, u64::from(new)));
+            if self.trace.last().is_none_or(|&(_, b)| b != u64::from(self.bucket_shift())) {
+                self.trace.push((self.total_tasks, u64::from(self.bucket_shift())));
+            }
         }
         self.shift
     }
@@ -284,6 +329,42 @@ mod tests {
     }
 
     #[test]
+    fn several_keys_split_the_span_into_narrower_buckets() {
+        // Starting at bucket width 2^10 with 16 keys: the span is 2^14.
+        let mut c = RoundController::new(10, 256).with_keys(16);
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (14, 10, 16));
+        assert_eq!(c.trace(), &[(0, 10)], "the trace follows the bucket width");
+        // Rounds 16 times too large narrow the span by 4: buckets of 2^6.
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(4096, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (10, 6, 16));
+        // Narrower than 16 priorities: buckets of width 1, fewer keys.
+        for _ in 0..3 {
+            for _ in 0..MIN_ROUNDS {
+                c.on_round(1 << 20, 0);
+            }
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (0, 0, 1));
+        let mut c = RoundController::new(0, 256).with_keys(16);
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (4, 0, 16));
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(1024, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (2, 0, 4));
+        // A count that is not a power of two rounds down; 1 is one key.
+        let c = RoundController::new(3, 256).with_keys(20);
+        assert_eq!((c.bucket_shift(), c.keys()), (3, 16));
+        let c = RoundController::new(3, 256).with_keys(1);
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (3, 3, 1));
+        // Only several threads with an adapting width get several keys.
+        let cfg = RoundsConfig { shift: 5, adapt: true, tasks_per_thread: 256, keys: 16 };
+        assert_eq!(cfg.controller(2).keys(), 16);
+        assert_eq!(cfg.controller(1).keys(), 1);
+        assert_eq!(RoundsConfig { adapt: false, ..cfg }.controller(2).keys(), 1);
+    }
+
+    #[test]
     fn a_change_waits_until_half_the_queue_ran_and_fixed_never_changes() {
         let mut c = RoundController::new(3, 256);
         for _ in 0..10 {
@@ -310,7 +391,7 @@ mod tests {
                 assert_ne!(lo >> (s - 1), hi >> (s - 1), "{lo}..{hi}: shift {s} is the narrowest");
             }
         }
-        let cfg = RoundsConfig { shift: 0, adapt: true, tasks_per_thread: 256 };
+        let cfg = RoundsConfig { shift: 0, adapt: true, tasks_per_thread: 256, keys: 16 };
         assert_eq!(cfg.covering([3, 1, 10, 7]).shift, 4);
         assert_eq!(cfg.covering([42]).shift, 0);
         assert_eq!(cfg.covering(std::iter::empty()).shift, 0, "no initial task: unchanged");

@@ -167,19 +167,30 @@ fn spec_round_trips_and_rejects_bad_values() {
         "auto:shift=12,density=3",
         "auto:mode=async,round=100",
         "auto:mode=rounds,round=64,slack=2",
+        "auto:mode=rounds,round=64,keys=4",
+        "auto:mode=async,keys=2",
     ] {
         let spec: SchedulerSpec = text.parse().unwrap();
         let again: SchedulerSpec = spec.to_string().parse().unwrap();
         assert_eq!(spec, again);
     }
-    assert_eq!("auto".parse::<SchedulerSpec>().unwrap().to_string(), "auto:mode=rounds,shift=auto,round=256");
+    assert_eq!(
+        "auto".parse::<SchedulerSpec>().unwrap().to_string(),
+        "auto:mode=rounds,shift=auto,round=256,keys=16"
+    );
     assert_eq!(
         "auto:mode=async".parse::<SchedulerSpec>().unwrap().to_string(),
         "auto:mode=async,shift=auto,density=16"
     );
-    for bad in
-        ["auto:shift=64", "auto:shift=x", "auto:density=0", "auto:delta=3", "auto:mode=x", "auto:round=0"]
-    {
+    for bad in [
+        "auto:shift=64",
+        "auto:shift=x",
+        "auto:density=0",
+        "auto:delta=3",
+        "auto:mode=x",
+        "auto:round=0",
+        "auto:keys=0",
+    ] {
         assert!(bad.parse::<SchedulerSpec>().is_err(), "{bad}");
     }
 }

@@ -25,21 +25,23 @@ fn stress_every_scheduler(threads: usize, n: u64) {
     let pool = Pool::new(threads).unwrap();
     for name in SchedulerSpec::names() {
         let spec: SchedulerSpec = name.parse().unwrap_or_else(|e| panic!("default spec `{name}`: {e}"));
-        let tree = Tree::new(n, 1000);
-        let start = Instant::now();
-        let stats = for_each(
-            &pool,
-            &spec,
-            tree.initial(),
-            |p, id, ctx| tree.run(p, id, ctx),
-            &ExecOptions::default(),
-        );
-        let what = format!("{spec} on {threads} threads, {n} tasks");
-        tree.check(&stats, &what);
-        assert_eq!(stats.scheduler, spec.to_string());
-        assert_eq!(stats.threads, threads);
-        eprintln!("{what}: {:.2} s ({:.2} s in for_each)", start.elapsed().as_secs_f64(), stats.time_s);
+        stress_one(&pool, &spec, n);
     }
+}
+
+/// `n` tasks of a tree with 1000 roots under `spec` on `pool`: each runs
+/// exactly once.
+fn stress_one(pool: &Pool, spec: &SchedulerSpec, n: u64) {
+    let threads = pool.threads();
+    let tree = Tree::new(n, 1000);
+    let start = Instant::now();
+    let stats =
+        for_each(pool, spec, tree.initial(), |p, id, ctx| tree.run(p, id, ctx), &ExecOptions::default());
+    let what = format!("{spec} on {threads} threads, {n} tasks");
+    tree.check(&stats, &what);
+    assert_eq!(stats.scheduler, spec.to_string());
+    assert_eq!(stats.threads, threads);
+    eprintln!("{what}: {:.2} s ({:.2} s in for_each)", start.elapsed().as_secs_f64(), stats.time_s);
 }
 
 #[test]
@@ -78,17 +80,7 @@ fn auto_with_narrow_priorities() {
 #[test]
 fn auto_with_one_key_per_round() {
     for threads in [2, 4] {
-        let pool = Pool::new(threads).unwrap();
-        let spec: SchedulerSpec = "auto:keys=1".parse().unwrap();
-        let tree = Tree::new(SMALL, 1000);
-        let stats = for_each(
-            &pool,
-            &spec,
-            tree.initial(),
-            |p, id, ctx| tree.run(p, id, ctx),
-            &ExecOptions::default(),
-        );
-        tree.check(&stats, &format!("auto:keys=1, {threads} threads, {SMALL} tasks"));
+        stress_one(&Pool::new(threads).unwrap(), &"auto:keys=1".parse().unwrap(), SMALL);
     }
 }
 

@@ -20,6 +20,7 @@ Timings use each system's own algorithm timer (graph loading excluded).
 import argparse
 import json
 import os
+import random
 import re
 import shlex
 import statistics
@@ -52,7 +53,10 @@ def load_plan(path):
         "threads": [1, 2],
         "repetitions": 5,
         "inner": 3,
-        "tune_inner": 1,
+        "inner_max": 15,
+        "inner_min_s": 0.5,
+        "tune_inner": 3,
+        "seed": 1,
         "timeout_s": 300,
         **plan.get("settings", {}),
     }
@@ -336,31 +340,61 @@ def tune(tools, settings, inputs, families, out):
     print(f"best points: {out / 'best.json'}")
 
 
+def fastest_tuned(out):
+    """The fastest median of the tune phase per (input, threads), over every family."""
+    fastest = {}
+    path = out / "tune.jsonl"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            rec = json.loads(line)
+            if "median_s" in rec:
+                key = (rec["input"], rec["threads"])
+                fastest[key] = min(fastest.get(key, rec["median_s"]), rec["median_s"])
+    return fastest
+
+
+def inner_runs(settings, fastest_s):
+    """Timed runs per process of the final phase for an input whose fastest tuned time is
+    `fastest_s`: `inner`, raised so that a process times at least `inner_min_s` seconds of
+    the fastest configuration (at most `inner_max`). Short inputs then get more runs: their
+    first runs are slower (page faults, allocator warm-up), and a median of three still
+    weighs that warm-up, more for some systems than for others."""
+    if not fastest_s:
+        return settings["inner"]
+    wanted = -(-settings["inner_min_s"] // fastest_s)  # ceiling
+    return int(min(settings["inner_max"], max(settings["inner"], wanted)))
+
+
 def final(tools, settings, inputs, families, out):
     best_path = out / "best.json"
     best = json.loads(best_path.read_text()) if best_path.exists() else {}
+    fastest = fastest_tuned(out)
     configs = []
     for inp in inputs:
         if reference_checksum(tools, inp) is None:
             continue
         for threads in settings["threads"]:
+            inner = inner_runs(settings, fastest.get((inp["name"], threads)))
             for f in families:
                 if f["untuned"]:
                     for v in expand_values(f["values"]):
-                        configs.append((inp, f, v, threads))
+                        configs.append((inp, f, v, threads, inner))
                 else:
                     key = f"{inp['name']}|{threads}|{f['name']}"
                     if key in best:
-                        configs.append((inp, f, best[key], threads))
+                        configs.append((inp, f, best[key], threads, inner))
     if not configs:
         die("nothing to run (prepare, check and tune first)")
+    rng = random.Random(settings["seed"])
     with open(out / "final.jsonl", "a") as log:
         for rep in range(settings["repetitions"]):
             print(f"repetition {rep + 1}/{settings['repetitions']}")
-            # Interleaved: every configuration once per repetition, in a rotated order.
-            shift = rep % len(configs)
-            for inp, f, v, threads in configs[shift:] + configs[:shift]:
-                measure(tools, inp, f, v, threads, settings["inner"], settings["timeout_s"], log)
+            # Interleaved: every configuration once per repetition, in a fresh (seeded)
+            # random order, so that no configuration always follows the same neighbour.
+            order = configs[:]
+            rng.shuffle(order)
+            for inp, f, v, threads, inner in order:
+                measure(tools, inp, f, v, threads, inner, settings["timeout_s"], log)
 
 
 def table(out, families):

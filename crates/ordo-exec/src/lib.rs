@@ -37,7 +37,8 @@ mod timing;
 pub use executor::{for_each, for_each_on, for_each_operator};
 pub use monitor::{RunMonitor, PUBLISH_EVERY};
 pub use operator::{
-    prefetch, with_prefetch, Operator, WithPrefetch, PREFETCH_AHEAD, PREFETCH_DEPENDENT_AHEAD,
+    prefetch, with_continuations, with_prefetch, Operator, WithContinuations, WithPrefetch, PREFETCH_AHEAD,
+    PREFETCH_DEPENDENT_AHEAD,
 };
 pub use pool::{available_cores, Pool, PoolBuilder, PoolError};
 pub use timing::CYCLE_UNIT;
@@ -115,6 +116,11 @@ pub struct Context<T> {
     /// Whether pushes go to `pushes` even with `buckets` (the rounds loop
     /// with cycle timing, so that pushing stays a separate, timed phase).
     buffer: bool,
+    /// The task [`Context::push_next`] asked to run right after the current
+    /// one, while the executor honours it (`continues`).
+    next: Option<(Prio, T)>,
+    /// Whether the executor runs [`Context::push_next`]'s task at once.
+    continues: bool,
     stale: u64,
     /// [`ExecOptions::log_tasks`]: whether [`Context::note`] records.
     log_tasks: bool,
@@ -132,6 +138,8 @@ impl<T> Context<T> {
             pushes: Vec::new(),
             buckets: None,
             buffer: true,
+            next: None,
+            continues: false,
             stale: 0,
             log_tasks: false,
             noted_this_task: false,
@@ -223,11 +231,45 @@ impl<T> Context<T> {
         self.pushes.push((prio, task));
     }
 
+    /// Schedules `task` with priority `prio`, as [`Context::push`] does, and
+    /// asks to run it on this thread right after the current task.
+    ///
+    /// For a task that continues what the current one just made hot: Boruvka
+    /// pushes the component it has just merged, whose heap and lock are in
+    /// this core's cache now and may not be when its bucket comes up (a
+    /// LIFO scheduler runs it next by construction). `auto`'s rounds honour the
+    /// request: the task runs at once, ahead of its priority, and counts as
+    /// pushed and popped. Every other executor treats it as a push, so the
+    /// priority order of the scheduler under study is untouched. The rounds
+    /// look for a continuation only after the tasks of an operator that
+    /// declares them ([`Operator::CONTINUATIONS`], [`with_continuations`]);
+    /// for any other operator this is [`Context::push`]. A second call in
+    /// the same task pushes the first one's task normally: only the newest
+    /// continues.
+    #[inline]
+    pub fn push_next(&mut self, prio: Prio, task: T) {
+        if !self.continues {
+            self.push(prio, task);
+        } else if let Some((p, t)) = self.next.replace((prio, task)) {
+            self.push(p, t);
+        }
+    }
+
+    /// The task [`Context::push_next`] left to run next, if any (used by
+    /// the executor after each task).
+    #[inline(always)]
+    pub(crate) fn take_next(&mut self) -> Option<(Prio, T)> {
+        self.next.take()
+    }
+
     /// Gives the context the rounds' per-thread buckets; unless `buffer`,
     /// pushes go straight into them.
-    pub(crate) fn keep_buckets(&mut self, buckets: RoundBuckets<T>, buffer: bool) {
+    /// With `continues`, [`Context::push_next`] keeps its task for the
+    /// rounds to run at once.
+    pub(crate) fn keep_buckets(&mut self, buckets: RoundBuckets<T>, buffer: bool, continues: bool) {
         self.buckets = Some(buckets);
         self.buffer = buffer;
+        self.continues = continues;
     }
 
     /// The buckets given by [`Context::keep_buckets`].

@@ -11,7 +11,9 @@ mod common;
 use std::time::Instant;
 
 use common::{Hoard, Tree};
-use ordo_exec::{for_each, for_each_on, for_each_operator, with_prefetch, ExecOptions, Pool};
+use ordo_exec::{
+    for_each, for_each_on, for_each_operator, with_continuations, with_prefetch, ExecOptions, Pool,
+};
 use ordo_sched::SchedulerSpec;
 
 const LARGE: u64 = 10_000_000;
@@ -81,6 +83,39 @@ fn auto_with_narrow_priorities() {
 fn auto_with_one_key_per_round() {
     for threads in [2, 4] {
         stress_one(&Pool::new(threads).unwrap(), &"auto:keys=1".parse().unwrap(), SMALL);
+    }
+}
+
+/// Continuations (`Context::push_next`): `auto`'s rounds run every first
+/// child right after its parent, on the same thread, ahead of its priority;
+/// every other scheduler pushes it. Either way every task runs exactly once
+/// and counts as pushed and popped once.
+#[test]
+fn continuations_lose_no_task() {
+    for threads in [1, 2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        for name in ["auto", "auto:keys=1", "fifo", "obim", "smq"] {
+            let n = if threads == 2 && name == "auto" { large() } else { SMALL };
+            let spec: SchedulerSpec = name.parse().unwrap();
+            let tree = Tree::new(n, 1000);
+            let op = with_continuations(|p, id, ctx: &mut _| tree.run_continuing(p, id, ctx));
+            let stats = for_each_operator(&pool, &spec, tree.initial(), op, &ExecOptions::default());
+            let what = format!("{name} with continuations, {threads} threads, {n} tasks");
+            tree.check(&stats, &what);
+            let continued: u64 = stats
+                .per_thread
+                .iter()
+                .flat_map(|t| &t.sched_counters)
+                .filter(|(c, _)| *c == "continued_tasks")
+                .map(|&(_, v)| v)
+                .sum();
+            if name.starts_with("auto") {
+                // The first children: tasks `1000 + 2 * id` below `n`.
+                assert_eq!(continued, (n - 1000).div_ceil(2), "{what}: continuations");
+            } else {
+                assert_eq!(continued, 0, "{what}: continuations outside auto's rounds");
+            }
+        }
     }
 }
 

@@ -29,7 +29,10 @@
 //!    `parent[absorbed] = keeper`), its heap is appended to the keeper's
 //!    (`BinaryHeap::append` moves the smaller heap into the larger), `e` is
 //!    recorded as an MSF edge, both locks are released and the keeper is
-//!    pushed with its new edge count.
+//!    pushed with its new edge count, as a continuation
+//!    (`Context::push_next`): `auto`'s rounds run it next on this thread,
+//!    while its heap is still in this core's cache; every other scheduler
+//!    queues it by its priority.
 //!
 //! # Correctness
 //! *Invariants.* (I1) `parent[x]` changes from `x` (root) to another vertex
@@ -95,7 +98,7 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
-use ordo_exec::{for_each, Context, ExecOptions, Pool, RunStats};
+use ordo_exec::{for_each_operator, with_continuations, Context, ExecOptions, Pool, RunStats};
 use ordo_graph::VertexId;
 use ordo_sched::{Prio, SchedulerSpec};
 
@@ -275,7 +278,9 @@ impl Boruvka {
         let degree = kept.edges.len() as Prio;
         drop(kept);
         self.found[ctx.tid()].lock().unwrap_or_else(PoisonError::into_inner).push(edge);
-        ctx.push(degree, keeper);
+        // The keeper's heap and lock are hot here: where the executor can
+        // (`auto`'s rounds), it runs the keeper next on this thread.
+        ctx.push_next(degree, keeper);
     }
 }
 
@@ -322,7 +327,13 @@ pub fn boruvka(
     let g = graph.graph();
     let initial =
         (0..n as VertexId).filter(|&x| g.degree(x) > 0).map(|x| (g.degree(x) as Prio, x)).collect::<Vec<_>>();
-    let stats = for_each(pool, spec, initial, |_prio, r, ctx| state.run_task(r, ctx), opts);
+    let stats = for_each_operator(
+        pool,
+        spec,
+        initial,
+        with_continuations(|_prio, r, ctx: &mut Context<VertexId>| state.run_task(r, ctx)),
+        opts,
+    );
     let edges: Vec<MsfEdge> = state
         .found
         .into_iter()

@@ -113,6 +113,21 @@ impl Tree {
         self.spawn(id, ctx, |_| prio);
     }
 
+    /// [`Tree::run`] with the first child pushed by
+    /// [`Context::push_next`]: under `auto`'s rounds it runs right after
+    /// its parent, elsewhere it is an ordinary push.
+    #[allow(dead_code)]
+    pub fn run_continuing(&self, prio: Prio, id: u64, ctx: &mut Context<u64>) {
+        self.runs[id as usize].fetch_add(1, Ordering::Relaxed);
+        let [first, second] = [self.roots + 2 * id, self.roots + 2 * id + 1];
+        if second < self.n {
+            ctx.push(prio + jitter(second), second);
+        }
+        if first < self.n {
+            ctx.push_next(prio + jitter(first), first);
+        }
+    }
+
     /// Counts the run of `id` and pushes its children at `child_prio(child)`.
     fn spawn(&self, id: u64, ctx: &mut Context<u64>, child_prio: impl Fn(u64) -> Prio) {
         self.runs[id as usize].fetch_add(1, Ordering::Relaxed);

@@ -149,9 +149,10 @@
 //! under its mutex into exactly one thread's batch or pile, and from there
 //! into the operator; a continuation goes from the operator that pushed it
 //! straight into the next operator call on the same thread, before that
-//! thread takes another task, so none is left in a context at a barrier. A thread leaves a round's work only when its own pile
-//! is empty, no other pile looked non-empty, and it has no task of key
-//! `≤ k + J - 1` or has reached the fusion limit (those tasks then stay in
+//! thread takes another task, so none is left in a context at a barrier.
+//! A thread leaves a round's work only when its own pile is empty, no
+//! other pile looked non-empty, and it has no task of key `≤ k + J - 1`
+//! or has reached the fusion limit (those tasks then stay in
 //! its buckets, counted in its report); after that nothing refills its pile
 //! (only a pile's owner puts tasks into it). So when every thread has
 //! arrived at the decision barrier all piles are empty, every queued task

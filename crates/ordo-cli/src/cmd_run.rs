@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use ordo_algos::app::report::{ReportHeader, RunReport};
-use ordo_algos::app::{self, stats, AppRefRun, AppRun, RunEnv};
+use ordo_algos::app::{self, stats, AppRefRun, AppRun, Fields, RunEnv};
 use ordo_exec::{ExecOptions, Pool, RunMonitor};
 
 use crate::app_flags::AppFlags;
@@ -89,48 +89,56 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
         Arc::new(crate::input::empty_graph())
     };
     let prepared = info.prepare(graph.clone(), params)?;
-    let pool = Pool::new(threads).context("cannot start the worker threads")?;
     let monitor = Arc::new(RunMonitor::new(threads));
     let cancel_on_interrupt = monitor.clone();
     crate::interrupt::on_first_interrupt(move || cancel_on_interrupt.cancel());
-    let exec =
-        ExecOptions { cycle_timing: args.cycles, monitor: Some(monitor.clone()), ..ExecOptions::default() };
-    let env = RunEnv { pool: &pool, exec: &exec };
-
     let name = info.name;
-    let mut runs: Vec<AppRun> = Vec::new();
-    for i in 0..args.repeat {
-        let label =
-            if args.repeat > 1 { format!("{name} run {} of {}", i + 1, args.repeat) } else { name.into() };
-        let progress = RunProgress::start(label, monitor.clone());
-        let run = prepared.run(&env, &strategy);
-        progress.finish();
-        runs.push(run.map_err(|e| match e {
-            app::AppError::Cancelled => anyhow::anyhow!("interrupted (Ctrl-C): no result"),
-            e => e.into(),
-        })?);
-    }
-    drop(pool); // the reference runs alone, with no idle workers around
+
+    // The sequential reference runs first, alone (no worker thread exists
+    // yet), so that each parallel run is checked as soon as it ends and its
+    // result freed: a result kept until the end would make every further
+    // repetition fault in fresh pages for its per-vertex arrays (163 page
+    // faults per SSSP run on Slashdot), a cost a peer repeating its trials
+    // in one process does not pay.
     let mut references: Vec<AppRefRun> = Vec::new();
     if args.verify {
         for _ in 0..args.repeat {
             references.push(prepared.reference().with_context(|| format!("sequential {name}"))?);
         }
     }
-    if let Some(reference) = references.first() {
-        for (i, run) in runs.iter().enumerate() {
-            let which =
-                if runs.len() > 1 { format!(" (run {} of {})", i + 1, runs.len()) } else { String::new() };
-            prepared.verify(run, reference).with_context(|| format!("{name} result{which}"))?;
+
+    let pool = Pool::new(threads).context("cannot start the worker threads")?;
+    let exec =
+        ExecOptions { cycle_timing: args.cycles, monitor: Some(monitor.clone()), ..ExecOptions::default() };
+    let env = RunEnv { pool: &pool, exec: &exec };
+    let mut runs: Vec<AppRun> = Vec::new();
+    // With `--verify`, each run's measures that need the reference.
+    let mut verified: Vec<Fields> = Vec::new();
+    for i in 0..args.repeat {
+        let which = (args.repeat > 1).then(|| format!("run {} of {}", i + 1, args.repeat));
+        let label = which.as_ref().map_or_else(|| name.to_string(), |w| format!("{name} {w}"));
+        let progress = RunProgress::start(label, monitor.clone());
+        let run = prepared.run(&env, &strategy);
+        progress.finish();
+        let mut run = run.map_err(|e| match e {
+            app::AppError::Cancelled => anyhow::anyhow!("interrupted (Ctrl-C): no result"),
+            e => e.into(),
+        })?;
+        if let Some(reference) = references.first() {
+            let which = which.as_ref().map_or_else(String::new, |w| format!(" ({w})"));
+            prepared.verify(&run, reference).with_context(|| format!("{name} result{which}"))?;
+            verified.push(prepared.verified_metrics(&run, reference));
         }
+        if args.out.is_none() {
+            run.output = Box::new(()); // checked and not written: free it now
+        }
+        runs.push(run);
     }
+    drop(pool);
     let median = stats::median_index(&runs.iter().map(|r| r.time_s).collect::<Vec<_>>())
         .expect("--repeat is at least 1");
-    let verified_metrics = match stats::median_index(&references.iter().map(|r| r.time_s).collect::<Vec<_>>())
-    {
-        Some(r) => prepared.verified_metrics(&runs[median], &references[r]),
-        None => Default::default(),
-    };
+    let verified_metrics =
+        if verified.is_empty() { Default::default() } else { verified.swap_remove(median) };
     let header = ReportHeader {
         app: name.to_string(),
         graph: input.describe(),

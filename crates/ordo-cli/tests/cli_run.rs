@@ -113,6 +113,38 @@ fn out_file_has_one_line_per_vertex() {
 }
 
 #[test]
+fn repeated_runs_are_each_verified_and_the_median_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dist.txt");
+    let v = run_json(&[
+        "sssp",
+        "--gen",
+        SMALL,
+        "--sched",
+        "auto",
+        "--threads",
+        "2",
+        "--repeat",
+        "3",
+        "--verify",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["times_s"].as_array().unwrap().len(), 3);
+    assert_eq!(v["seq_times_s"].as_array().unwrap().len(), 3);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 1200);
+    let sum: u64 = text.lines().map(|l| l.split_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
+    assert_eq!(v["sum_dist"].as_u64().unwrap(), sum);
+    // A measure that needs the reference comes with repeated runs too.
+    let v =
+        run_json(&["pr", "--gen", SMALL, "--sched", "auto", "--threads", "2", "--repeat", "3", "--verify"]);
+    assert_eq!(v["verified"], true);
+    assert!(v["l1_vs_reference"].as_f64().unwrap() >= 0.0, "{v}");
+}
+
+#[test]
 fn out_file_marks_unreachable_vertices_inf() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("two.gr");

@@ -111,15 +111,16 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     let exec =
         ExecOptions { cycle_timing: args.cycles, monitor: Some(monitor.clone()), ..ExecOptions::default() };
     let env = RunEnv { pool: &pool, exec: &exec };
+    let progress = RunProgress::new(monitor.clone());
     let mut runs: Vec<AppRun> = Vec::new();
     // With `--verify`, each run's measures that need the reference.
     let mut verified: Vec<Fields> = Vec::new();
     for i in 0..args.repeat {
         let which = (args.repeat > 1).then(|| format!("run {} of {}", i + 1, args.repeat));
         let label = which.as_ref().map_or_else(|| name.to_string(), |w| format!("{name} {w}"));
-        let progress = RunProgress::start(label, monitor.clone());
+        progress.begin(label);
         let run = prepared.run(&env, &strategy);
-        progress.finish();
+        progress.end();
         let mut run = run.map_err(|e| match e {
             app::AppError::Cancelled => anyhow::anyhow!("interrupted (Ctrl-C): no result"),
             e => e.into(),
@@ -134,6 +135,7 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
         }
         runs.push(run);
     }
+    drop(progress);
     drop(pool);
     let median = stats::median_index(&runs.iter().map(|r| r.time_s).collect::<Vec<_>>())
         .expect("--repeat is at least 1");

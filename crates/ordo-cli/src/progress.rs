@@ -4,7 +4,7 @@
 //! scripts see nothing.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -95,53 +95,97 @@ impl Drop for Progress {
 /// How often a run's progress line is refreshed.
 const RUN_REFRESH: Duration = Duration::from_millis(250);
 
-/// The progress line of a parallel run: tasks done, rate and elapsed time,
-/// read from the run's [`RunMonitor`] (per-worker counters the workers
+/// How often the display thread of [`RunProgress`] looks whether a run has
+/// gone on long enough to be shown.
+const RUN_POLL: Duration = Duration::from_millis(100);
+
+/// The progress line of parallel runs: tasks done, rate and elapsed time,
+/// read from the runs' [`RunMonitor`] (per-worker counters the workers
 /// publish every few dozen tasks; no shared counter on their hot path) by a
-/// display thread, shown after a second on a terminal.
+/// display thread, shown once a run has taken a second, on a terminal.
+///
+/// One display thread serves every run of a command: [`RunProgress::begin`]
+/// and [`RunProgress::end`] only set what it reads when it next looks, so
+/// a run starts without a thread being created or woken next to its
+/// workers. (A display thread started for each run cost a two-thread SSSP
+/// run of 5 ms on Slashdot 3 %: its creation competed with the waking
+/// workers.)
 pub(crate) struct RunProgress {
+    shared: Arc<Mutex<RunLine>>,
     stop: Option<mpsc::Sender<()>>,
     display: Option<JoinHandle<()>>,
 }
 
+/// What the display thread and the runs share.
+#[derive(Default)]
+struct RunLine {
+    /// The label and start of the run under way, if one is.
+    current: Option<(String, Instant)>,
+    /// The line, while it is shown.
+    bar: Option<ProgressBar>,
+}
+
 impl RunProgress {
-    /// Starts the display of the run that `monitor` observes.
-    pub(crate) fn start(label: String, monitor: Arc<RunMonitor>) -> RunProgress {
+    /// Starts the display thread for the runs that `monitor` observes.
+    pub(crate) fn new(monitor: Arc<RunMonitor>) -> RunProgress {
         let (stop, stopped) = mpsc::channel::<()>();
-        let display = std::thread::spawn(move || {
-            let started = Instant::now();
-            if stopped.recv_timeout(SHOW_AFTER) != Err(RecvTimeoutError::Timeout) {
-                return;
+        let shared = Arc::new(Mutex::new(RunLine::default()));
+        let line = shared.clone();
+        let display = std::thread::spawn(move || loop {
+            let shown = lock(&line).bar.is_some();
+            match stopped.recv_timeout(if shown { RUN_REFRESH } else { RUN_POLL }) {
+                Err(RecvTimeoutError::Timeout) => {}
+                _ => return,
             }
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            loop {
-                let elapsed = started.elapsed().as_secs_f64();
-                let tasks = monitor.tasks_done();
-                bar.set_message(format!(
-                    "{label}: {} tasks, {}/s, {elapsed:.1} s",
-                    human(tasks as f64),
-                    human(tasks as f64 / elapsed.max(1e-9))
-                ));
-                bar.tick();
-                if stopped.recv_timeout(RUN_REFRESH) != Err(RecvTimeoutError::Timeout) {
-                    break;
-                }
+            let mut line = lock(&line);
+            let Some((label, started)) = line.current.clone() else { continue };
+            let elapsed = started.elapsed();
+            if elapsed < SHOW_AFTER {
+                continue;
             }
-            bar.finish_and_clear();
+            let bar = line.bar.get_or_insert_with(|| {
+                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar
+            });
+            let (elapsed, tasks) = (elapsed.as_secs_f64(), monitor.tasks_done());
+            bar.set_message(format!(
+                "{label}: {} tasks, {}/s, {elapsed:.1} s",
+                human(tasks as f64),
+                human(tasks as f64 / elapsed.max(1e-9))
+            ));
+            bar.tick();
         });
-        RunProgress { stop: Some(stop), display: Some(display) }
+        RunProgress { shared, stop: Some(stop), display: Some(display) }
     }
 
-    /// Removes the line (the run ended).
-    pub(crate) fn finish(mut self) {
-        self.stop_now();
+    /// A run labelled `label` starts now.
+    pub(crate) fn begin(&self, label: String) {
+        lock(&self.shared).current = Some((label, Instant::now()));
     }
 
-    fn stop_now(&mut self) {
+    /// The run ended: its line, if shown, is removed now.
+    pub(crate) fn end(&self) {
+        let mut line = lock(&self.shared);
+        line.current = None;
+        if let Some(bar) = line.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// Whether the line is shown (for the tests).
+    #[cfg(test)]
+    fn shown(&self) -> bool {
+        lock(&self.shared).bar.is_some()
+    }
+}
+
+impl Drop for RunProgress {
+    fn drop(&mut self) {
+        self.end();
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -151,10 +195,9 @@ impl RunProgress {
     }
 }
 
-impl Drop for RunProgress {
-    fn drop(&mut self) {
-        self.stop_now();
-    }
+/// The shared line, even if a holder panicked (the line is only a display).
+fn lock(line: &Mutex<RunLine>) -> MutexGuard<'_, RunLine> {
+    line.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A count with a k / M / G suffix, three significant digits.
@@ -194,11 +237,31 @@ mod tests {
     #[test]
     fn quick_runs_show_nothing_and_do_not_wait() {
         let t = Instant::now();
-        RunProgress::start("run".into(), Arc::new(RunMonitor::new(2))).finish();
+        let progress = RunProgress::new(Arc::new(RunMonitor::new(2)));
+        for i in 0..3 {
+            progress.begin(format!("run {i}"));
+            progress.end();
+        }
+        drop(progress);
         assert!(t.elapsed() < SHOW_AFTER);
         assert_eq!(human(999.0), "999");
         assert_eq!(human(1_234_567.0), "1.235M");
         assert_eq!(human(2.5e9), "2.500G");
+    }
+
+    #[test]
+    fn a_long_run_is_shown_until_it_ends() {
+        let progress = RunProgress::new(Arc::new(RunMonitor::new(1)));
+        progress.begin("short".into());
+        progress.end();
+        progress.begin("long".into());
+        std::thread::sleep(SHOW_AFTER + 3 * RUN_POLL);
+        assert!(progress.shown(), "a run of more than a second is shown");
+        progress.end();
+        assert!(!progress.shown(), "the line goes with the run");
+        progress.begin("next".into());
+        std::thread::sleep(2 * RUN_POLL);
+        assert!(!progress.shown(), "the next run starts its own second");
     }
 
     #[test]

@@ -99,17 +99,24 @@ fn out_file_has_one_line_per_vertex() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let text = std::fs::read_to_string(&out).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1200);
-    let mut sum: u128 = 0;
-    for (i, line) in lines.iter().enumerate() {
-        let (id, value) = line.split_once(' ').unwrap();
-        assert_eq!(id.parse::<usize>().unwrap(), i);
-        sum += value.parse::<u128>().unwrap();
-    }
-    assert_eq!(lines[7], "7 0");
-    assert_eq!(v["sum_dist"].as_u64().unwrap() as u128, sum);
+    let dist = distances_in(&out);
+    assert_eq!(dist.len(), 1200);
+    assert_eq!(dist[7], 0);
+    assert_eq!(v["sum_dist"].as_u64().unwrap() as u128, dist.iter().sum::<u128>());
+}
+
+/// The distances of an `--out` file of finite distances, checking that line
+/// `i` is vertex `i`'s.
+fn distances_in(path: &std::path::Path) -> Vec<u128> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let (id, value) = line.split_once(' ').unwrap();
+            assert_eq!(id.parse::<usize>().unwrap(), i, "{line}");
+            value.parse::<u128>().unwrap()
+        })
+        .collect()
 }
 
 #[test]
@@ -133,10 +140,9 @@ fn repeated_runs_are_each_verified_and_the_median_written() {
     assert_eq!(v["verified"], true);
     assert_eq!(v["times_s"].as_array().unwrap().len(), 3);
     assert_eq!(v["seq_times_s"].as_array().unwrap().len(), 3);
-    let text = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(text.lines().count(), 1200);
-    let sum: u64 = text.lines().map(|l| l.split_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
-    assert_eq!(v["sum_dist"].as_u64().unwrap(), sum);
+    let dist = distances_in(&out);
+    assert_eq!(dist.len(), 1200);
+    assert_eq!(v["sum_dist"].as_u64().unwrap() as u128, dist.iter().sum::<u128>());
     // A measure that needs the reference comes with repeated runs too.
     let v =
         run_json(&["pr", "--gen", SMALL, "--sched", "auto", "--threads", "2", "--repeat", "3", "--verify"]);

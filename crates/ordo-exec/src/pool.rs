@@ -93,8 +93,10 @@ impl PoolBuilder {
     }
 
     /// Pin each worker to its own core (default on): worker `i` of the first
-    /// pool of the process on core `i` (worker 0, the caller, only while it
-    /// runs its share); later pools rotate on from where the previous one
+    /// pool of the process on the `i`-th core counted from the one the
+    /// process ran on when it created that pool (worker 0, the caller, only
+    /// while it runs its share), so processes the OS started on different
+    /// cores stay apart; later pools rotate on from where the previous one
     /// ended, so concurrently alive pools spread over the cores.
     /// Pinning is only attempted when there are at most as many workers as
     /// cores; whether it worked is reported by [`Pool::pinned`].
@@ -152,8 +154,24 @@ impl Shared {
     }
 }
 
-/// Where the next pinned pool's worker 0 goes (modulo the core count).
+/// Where the next pinned pool's worker 0 goes (modulo the core count),
+/// counted from the process's first core ([`first_core`]).
 static NEXT_PIN_BASE: AtomicUsize = AtomicUsize::new(0);
+
+/// Index in `cores` of the core the process's first pinned pool starts on:
+/// the core the creating thread ran on then, fixed for the process.
+///
+/// Starting every process on the first core stacked concurrent processes
+/// on it: two one-thread runs started together on two idle cores each took
+/// twice as long (SSSP on a grid of 10^6 vertices: 54 ms alone, 108 ms
+/// side by side), where the OS had placed them on different cores. A new
+/// process starts on the core the OS chose for it, an idle one if there is.
+fn first_core(cores: &[core_affinity::CoreId]) -> usize {
+    static FIRST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *FIRST.get_or_init(|| {
+        caller_pin::current_cpu().and_then(|cpu| cores.iter().position(|core| core.id == cpu)).unwrap_or(0)
+    })
+}
 
 thread_local! {
     /// The pool (address of its shared state) this thread is a worker of, or 0.
@@ -226,10 +244,12 @@ impl Pool {
         });
         let cores = if pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
         let pin = pin && !cores.is_empty() && threads <= cores.len() && caller_pin::SUPPORTED;
-        // The first pool of the process puts worker i on core i; later pools
-        // start where the previous one ended, so that pools alive at the same
-        // time (tests running in parallel) do not all stack on core 0.
-        let base = if pin { NEXT_PIN_BASE.fetch_add(threads, Ordering::Relaxed) } else { 0 };
+        // The first pool of the process puts worker i on the i-th core from
+        // the one the process runs on; later pools start where the previous
+        // one ended, so that pools alive at the same time (tests running in
+        // parallel) do not all stack on one core.
+        let base =
+            if pin { first_core(&cores) + NEXT_PIN_BASE.fetch_add(threads, Ordering::Relaxed) } else { 0 };
         let pin_to = |i: usize| pin.then(|| cores[(base + i) % cores.len()]);
         let (pinned_tx, pinned_rx) = mpsc::channel::<bool>();
         let mut pool = Pool {
@@ -419,6 +439,14 @@ mod caller_pin {
     /// Whether the caller can be pinned and restored on this platform.
     pub(super) const SUPPORTED: bool = true;
 
+    /// The CPU the calling thread runs on, if the system says.
+    pub(super) fn current_cpu() -> Option<usize> {
+        // SAFETY: `sched_getcpu` takes no argument and only reads the
+        // calling thread's state; a negative result is an error.
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).ok()
+    }
+
     /// The calling thread's affinity before [`CallerPin::pin`]; dropping
     /// this restores it.
     pub(super) struct CallerPin {
@@ -468,6 +496,10 @@ mod caller_pin {
 #[cfg(not(target_os = "linux"))]
 mod caller_pin {
     pub(super) const SUPPORTED: bool = false;
+
+    pub(super) fn current_cpu() -> Option<usize> {
+        None
+    }
 
     pub(super) struct CallerPin;
 

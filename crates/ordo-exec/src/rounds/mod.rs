@@ -48,6 +48,24 @@
 //! also measured better than stealing first when every bucket went through
 //! the pile: PageRank on Slashdot at two threads 86.8 → 81.4 ms.)
 //!
+//! # Running ahead
+//! A thread that waits at the barrier with nothing to help with runs its
+//! own tasks of the next span (the keys just past the round's, as many as
+//! the round has), one at a time, newest of its most urgent bucket first,
+//! looking between two tasks for the release and for a pile to help with.
+//! Those tasks would most likely run in the next round anyway; running them
+//! now turns waiting into work. It runs none of the round's own keys (a
+//! thread stopped by the fusion limit keeps them for the next round) and
+//! nothing further ahead, whose distances are less likely final. At two
+//! threads 4–7 % of the tasks run this way on grid and FLA, and the task
+//! counts stay within 0.2 %; times (medians of 7 interleaved processes):
+//! a road graph of 4·10^6 vertices 155.9 → 150.2 ms, FLA 35.7 → 35.0,
+//! Luxembourg 1.58 → 1.54, Slashdot 5.24 → 5.18, grid 1000×1000 and
+//! Kronecker scale 20 within 1 %; BFS on R-MAT 2^20, PageRank and PR-D on
+//! Slashdot, MST on a road graph of 250,000 vertices and on Luxembourg
+//! within 1 %. (A window of four spans, or no limit, measured the same as
+//! one.)
+//!
 //! # Several keys per round
 //! A round's *span* (its keys times the bucket width) decides how many
 //! tasks it gathers, so how many barriers the run pays; the bucket width
@@ -157,7 +175,11 @@
 //! (only a pile's owner puts tasks into it). So when every thread has
 //! arrived at the decision barrier all piles are empty, every queued task
 //! is counted in some thread's buckets, and "nothing queued" means the run
-//! is over. The barrier orders each thread's report before the leader's
+//! is over. Running ahead changes a waiting thread's buckets after its
+//! report, but only a thread that reported tasks can run ahead, so a run
+//! whose reports all say "nothing queued" has no task anywhere; otherwise
+//! the next round's reports count what running ahead left (a task and its
+//! pushes stay in the thread's buckets and context, as in a round). The barrier orders each thread's report before the leader's
 //! decision and the decision before everyone's next round (`barrier.rs`).
 //! Whether a thread waits is only a hint ([`Barrier`]'s arrival count, read
 //! without ordering): a stale answer shares a bucket that nobody needed, or
@@ -262,6 +284,8 @@ struct RoundCounters {
     /// Tasks run at once as continuations (`Context::push_next`), counted
     /// as pushed and popped though they never entered a bucket.
     continued: u64,
+    /// Tasks run ahead of their round while waiting at the barrier.
+    ahead: u64,
 }
 
 /// What the threads of a run share.
@@ -436,6 +460,8 @@ struct Worker<'a, T, W: RoundWord, F, const TIMED: bool> {
     observer: Observer<'a>,
     /// Tasks run since the last report to the decision.
     round_tasks: u64,
+    /// Tasks run ahead since the last report (counted in the next round).
+    ran_ahead: u64,
     /// The rest of an own bucket on its way to the pile.
     share: Vec<(W, T)>,
     /// [`RoundsConfig::fusion_limit`].
@@ -517,16 +543,7 @@ where
             let before = self.c.tasks;
             self.run_task(prio, task);
             let publish = if F::CONTINUATIONS {
-                // A continuation (`Context::push_next`) runs at once, here.
-                while let Some((p, t)) = self.ctx.take_next() {
-                    self.r.continued += 1;
-                    self.c.pops += 1;
-                    n += 1;
-                    if TIMED {
-                        self.c.cycles.deq_ops += 1;
-                    }
-                    self.run_task(p, t);
-                }
+                n += self.run_continuations();
                 // The count passed a multiple of `PUBLISH_EVERY`.
                 (self.c.tasks ^ before) >= PUBLISH_EVERY
             } else {
@@ -540,6 +557,23 @@ where
         }
         self.round_tasks += n;
         true
+    }
+
+    /// Runs the continuations (`Context::push_next`) the task just run
+    /// left, each at once, here; returns how many.
+    #[inline(always)]
+    fn run_continuations(&mut self) -> u64 {
+        let mut ran = 0;
+        while let Some((p, t)) = self.ctx.take_next() {
+            self.r.continued += 1;
+            self.c.pops += 1;
+            ran += 1;
+            if TIMED {
+                self.c.cycles.deq_ops += 1;
+            }
+            self.run_task(p, t);
+        }
+        ran
     }
 
     /// Runs one task and files its pushes (timed runs: the Task and Enq
@@ -614,7 +648,7 @@ where
             if shared.done.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            self.round_tasks = 0;
+            self.round_tasks = std::mem::take(&mut self.ran_ahead);
             self.took_own = false;
             let (shift, k) = (shared.shift.load(Ordering::Relaxed), shared.key.load(Ordering::Relaxed));
             if self.buckets().shift() != shift {
@@ -681,6 +715,31 @@ where
         }
     }
 
+    /// While waiting at the barrier: runs the newest task of this thread's
+    /// most urgent bucket if its key lies in `first..=last` (past the
+    /// round, whose tasks a fusion stop leaves alone), and says whether it
+    /// did. The task counts toward the next round's size.
+    fn run_one_ahead(&mut self, first: u64, last: u64) -> bool {
+        // The wait so far (Other), then the look and the pop (Deq).
+        self.c.cycles.other += self.c.lap::<TIMED>();
+        let buckets = self.buckets();
+        let level = buckets.next_level();
+        if level == Prio::MAX || !(first..=last).contains(&(level >> buckets.shift())) {
+            return false;
+        }
+        let Some((prio, task)) = buckets.pop_current() else { return false };
+        if TIMED {
+            self.c.cycles.deq += self.c.lap::<TIMED>();
+            self.c.cycles.deq_ops += 1;
+        }
+        self.c.pops += 1;
+        self.r.ahead += 1;
+        self.run_task(prio, task);
+        let continued = if F::CONTINUATIONS { self.run_continuations() } else { 0 };
+        self.ran_ahead += 1 + continued;
+        true
+    }
+
     /// Reports to the leader, arrives at the barrier and waits for the
     /// decision; while waiting, leaves the barrier again to help whenever
     /// another thread's pile holds work of the round `key`. Waiting counts
@@ -688,6 +747,12 @@ where
     fn arrive_and_wait(&mut self, key: Option<u64>, batch: &mut Vec<(W, T)>) -> Result<(), Aborted> {
         let shared = self.shared;
         let barrier = &shared.barrier;
+        // The keys a waiting thread may run ahead in (module docs, "Running
+        // ahead"): the next span past this round's keys.
+        let ahead = key.map(|k| {
+            let keys = shared.keys.load(Ordering::Relaxed);
+            (k.saturating_add(keys), k.saturating_add(2 * keys - 1))
+        });
         loop {
             let report = &shared.reports[self.tid];
             let level = self.buckets().next_level();
@@ -728,6 +793,14 @@ where
                         self.round_work(k, batch)?;
                         helped = true;
                         break;
+                    }
+                }
+                if let Some((first, last)) = ahead {
+                    if self.run_one_ahead(first, last) {
+                        if self.c.tasks & (PUBLISH_EVERY - 1) == 0 && !self.check_in() {
+                            return Err(Aborted);
+                        }
+                        continue;
                     }
                 }
                 if spin % 64 == 63 {
@@ -800,6 +873,7 @@ where
         r: RoundCounters::default(),
         observer,
         round_tasks: 0,
+        ran_ahead: 0,
         share: Vec::new(),
         fusion_limit: cfg.fusion_limit(),
         took_own: false,
@@ -848,6 +922,7 @@ where
             ("barrier_helps", r.helps),
             ("fusion_stops", r.fusion_stops),
             ("continued_tasks", r.continued),
+            ("tasks_ahead", r.ahead),
             ("rebucketed_tasks", r.rebucketed),
             ("final_shift", u64::from(final_shift)),
             ("left_queued", left_queued),

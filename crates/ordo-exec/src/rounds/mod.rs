@@ -178,8 +178,9 @@
 //! is over. Running ahead changes a waiting thread's buckets after its
 //! report, but only a thread that reported tasks can run ahead, so a run
 //! whose reports all say "nothing queued" has no task anywhere; otherwise
-//! the next round's reports count what running ahead left (a task and its
-//! pushes stay in the thread's buckets and context, as in a round). The barrier orders each thread's report before the leader's
+//! the next round's reports count what running ahead left (a task's pushes
+//! go into the thread's buckets, and its continuations run at once, as in
+//! a round). The barrier orders each thread's report before the leader's
 //! decision and the decision before everyone's next round (`barrier.rs`).
 //! Whether a thread waits is only a hint ([`Barrier`]'s arrival count, read
 //! without ordering): a stale answer shares a bucket that nobody needed, or

@@ -797,8 +797,11 @@ where
                     }
                 }
                 if let Some((first, last)) = ahead {
+                    let before = self.c.tasks;
                     if self.run_one_ahead(first, last) {
-                        if self.c.tasks & (PUBLISH_EVERY - 1) == 0 && !self.check_in() {
+                        // The count passed a multiple of `PUBLISH_EVERY`
+                        // (continuations may add several tasks at once).
+                        if (self.c.tasks ^ before) >= PUBLISH_EVERY && !self.check_in() {
                             return Err(Aborted);
                         }
                         continue;

@@ -449,6 +449,16 @@ where
     }
 }
 
+/// Whether a task count that went from `before` to `after` passed a
+/// multiple of [`PUBLISH_EVERY`] (a power of two): the moment to check in
+/// with the monitor when one task can add several to the count (its
+/// continuations), where `after % PUBLISH_EVERY == 0` could be stepped over.
+#[inline(always)]
+fn passed_publish_mark(before: u64, after: u64) -> bool {
+    const _: () = assert!(PUBLISH_EVERY.is_power_of_two());
+    (before ^ after) >= PUBLISH_EVERY
+}
+
 /// One thread's state in a run.
 struct Worker<'a, T, W: RoundWord, F, const TIMED: bool> {
     shared: &'a Shared<T, W>,
@@ -545,8 +555,7 @@ where
             self.run_task(prio, task);
             let publish = if F::CONTINUATIONS {
                 n += self.run_continuations();
-                // The count passed a multiple of `PUBLISH_EVERY`.
-                (self.c.tasks ^ before) >= PUBLISH_EVERY
+                passed_publish_mark(before, self.c.tasks)
             } else {
                 self.c.tasks & (PUBLISH_EVERY - 1) == 0
             };
@@ -799,9 +808,7 @@ where
                 if let Some((first, last)) = ahead {
                     let before = self.c.tasks;
                     if self.run_one_ahead(first, last) {
-                        // The count passed a multiple of `PUBLISH_EVERY`
-                        // (continuations may add several tasks at once).
-                        if (self.c.tasks ^ before) >= PUBLISH_EVERY && !self.check_in() {
+                        if passed_publish_mark(before, self.c.tasks) && !self.check_in() {
                             return Err(Aborted);
                         }
                         continue;
@@ -934,4 +941,29 @@ where
         cycles,
     };
     (stats, w.ctx.take_notes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{passed_publish_mark, PUBLISH_EVERY};
+
+    #[test]
+    fn a_publish_mark_is_passed_exactly_when_a_multiple_lies_in_between() {
+        let m = PUBLISH_EVERY;
+        assert!(passed_publish_mark(m - 1, m));
+        assert!(passed_publish_mark(m - 3, m + 5), "a step over the multiple counts");
+        assert!(passed_publish_mark(0, 3 * m + 1));
+        assert!(!passed_publish_mark(0, m - 1));
+        assert!(!passed_publish_mark(m, 2 * m - 1), "starting on a multiple is not passing one");
+        // Against the definition, over every pair of counts in a few blocks.
+        for before in 0..4 * m {
+            for after in before..4 * m {
+                assert_eq!(
+                    passed_publish_mark(before, after),
+                    before / m != after / m,
+                    "{before} -> {after}"
+                );
+            }
+        }
+    }
 }

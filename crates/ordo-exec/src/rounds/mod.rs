@@ -553,13 +553,10 @@ where
             }
             let before = self.c.tasks;
             self.run_task(prio, task);
-            let publish = if F::CONTINUATIONS {
+            if F::CONTINUATIONS {
                 n += self.run_continuations();
-                passed_publish_mark(before, self.c.tasks)
-            } else {
-                self.c.tasks & (PUBLISH_EVERY - 1) == 0
-            };
-            if publish && !self.check_in() {
+            }
+            if passed_publish_mark(before, self.c.tasks) && !self.check_in() {
                 // Drop the rest of the batch: the run is being abandoned.
                 self.round_tasks += n;
                 return false;

@@ -51,7 +51,7 @@ impl Algorithm for Astar {
                                       `length <distance>` (`length inf` and no vertex when unreachable)";
     type Strategy = SchedulerSpec;
     /// `auto`: the best scheduler on every input of `bench/papers.toml` at 2 threads
-    /// (Table 5 run of 2026-11-25, `docs/results.md`).
+    /// (Table 5 runs of 2026-11-25 to 2026-11-27, `docs/results.md`).
     const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = AstarResult;
     type Reference = TargetReference;

@@ -70,10 +70,11 @@ impl<const FINE: bool> Algorithm for PageRankApp<FINE> {
     const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 0 };
     type Strategy = SchedulerSpec;
     /// `auto` for both: the fastest scheduler on both inputs at one and two threads.
-    /// PR: `pmod` takes 1.04–1.58× its time, `obim` 1.02–1.35×; PR-D: `pmod` 1.08–5.1×.
-    /// Geometric mean of best / its time over the four cases (two inputs, one and two
-    /// threads): PR 1.00 for `auto`, 0.80 for `pmod`; PR-D 1.00 and 0.46. (`bench/papers.toml`,
-    /// experiment `pagerank`, and `docs/results.md`.)
+    /// PR: `pmod` takes 1.01–1.26× its time, `obim` 1.02–1.21×; PR-D: `pmod` 1.07–3.3×,
+    /// `obim` 2.5–3.2×. Geometric mean of best / its time over the four cases (two inputs,
+    /// one and two threads): PR 1.00 for `auto`, 0.87 for `pmod`; PR-D 1.00 and 0.56.
+    /// (`bench/papers.toml`, experiment `pagerank`, full run of 2026-11-27 in
+    /// `docs/results.md`.)
     const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = PageRank;
     type Reference = PageRankReference;

@@ -39,7 +39,7 @@ impl Algorithm for Sssp {
     const OUT_FORMAT: &'static str = VALUES_OUT;
     type Strategy = SchedulerSpec;
     /// `auto`: the best scheduler on every input of `bench/papers.toml` at 2 threads
-    /// (Table 5 run of 2026-11-25, `docs/results.md`).
+    /// (Table 5 runs of 2026-11-25 to 2026-11-27, `docs/results.md`).
     const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = Vec<u64>;
     type Reference = Vec<u64>;

@@ -185,6 +185,7 @@ def run_one(tools, inp, system, value, threads, inner, timeout):
     src = str(inp["source"])
     env = {}
     cwd = None
+    scratch = None
     if system == "ordo":
         cmd = [tools.need(tools.ordo), "run", "sssp", "--graph", str(base.with_suffix(".ordo")), "--sched",
                value, "--threads", str(threads), "--source", src, "--repeat", str(inner), "--json"]
@@ -204,8 +205,14 @@ def run_one(tools, inp, system, value, threads, inner, timeout):
         if value not in (None, "default"):
             cmd += ["-p", str(value)]
         env = {"PARLAY_NUM_THREADS": str(threads), "ORDO_SOURCE": src, "ORDO_ROUNDS": str(inner)}
-        cwd = tempfile.mkdtemp(prefix="ordo-peers-")  # it writes sssp.tsv into the working directory
-    rc, out, err = sh(cmd, env=env, cwd=cwd, timeout=timeout)
+        # It writes sssp.tsv into its working directory: a fresh one per run, removed after.
+        scratch = tempfile.TemporaryDirectory(prefix="ordo-peers-")
+        cwd = scratch.name
+    try:
+        rc, out, err = sh(cmd, env=env, cwd=cwd, timeout=timeout)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     rec = {"cmd": shlex.join(cmd)}
     if rc is None:
         rec["error"] = f"timeout after {timeout:.0f} s"

@@ -218,7 +218,7 @@ impl Line<'_> {
         put("graph", json!(self.graph_name));
         put("n", json!(self.graph.num_vertices()));
         put("m", json!(self.graph.num_edges()));
-        put("scheduler", json!(self.spec.handle_driven().to_string()));
+        put("scheduler", json!(self.spec.to_string()));
         put("spec", json!(self.args.sched.trim()));
         put("sweep", json!({}));
         put("rep", json!(0));
@@ -249,7 +249,7 @@ impl Line<'_> {
             self.graph.num_vertices(),
             self.graph.num_edges(),
             params.join(", "),
-            self.spec.handle_driven(),
+            self.spec,
             self.policy,
             self.args.seed,
             "vthreads",
@@ -308,6 +308,7 @@ impl Line<'_> {
             obj.insert(k.to_string(), v);
         };
         put("steps", json!(m.steps));
+        put("turns", json!(m.turns));
         put("tasks", json!(m.tasks));
         put("stale_tasks", json!(m.stale_tasks));
         put("pushes", json!(m.pushes));

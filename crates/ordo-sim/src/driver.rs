@@ -191,15 +191,18 @@ pub fn simulate(
     impl SchedulerVisitor<VertexId> for Visit<'_> {
         type Output = Result<SimMeasures, SimError>;
         fn visit<S: Scheduler<VertexId>>(self, sched: S) -> Self::Output {
-            simulate_on(&sched, &self.name, self.app, self.cfg)
+            match sched.execution() {
+                // `auto`'s rounds keep their own buckets (no handles).
+                Execution::Rounds(rounds) => {
+                    crate::rounds::simulate_rounds(rounds, &self.name, self.app, self.cfg)
+                }
+                Execution::PopLoop => simulate_on(&sched, &self.name, self.app, self.cfg),
+            }
         }
     }
     if cfg.vthreads == 0 {
         return Err(SimError::Config("at least one virtual thread is needed".into()));
     }
-    // `auto` is simulated in its asynchronous mode (its handles): the
-    // simulator drives schedulers pop by pop, without the rounds' barriers.
-    let spec = spec.handle_driven();
     spec.build(cfg.vthreads, Visit { app, cfg, name: spec.to_string() })
 }
 
@@ -219,8 +222,7 @@ pub fn simulate_on<S: Scheduler<VertexId>>(
     }
     if sched.execution() != Execution::PopLoop {
         return Err(SimError::Config(format!(
-            "{name} runs in bulk-synchronous rounds, which the simulator does not model \
-             (simulate auto:mode=async)"
+            "{name} runs in bulk-synchronous rounds, which `simulate` models and this pop-loop driver does not"
         )));
     }
     let recording = Recording::start().ok_or_else(|| {
@@ -278,18 +280,75 @@ struct Run<'s, 'a, S: Scheduler<VertexId> + 's> {
     /// Parked threads with their park number, longest parked first (may
     /// hold parks that ended since).
     parked: std::collections::VecDeque<(usize, u64)>,
-    sums: Sums,
-    sample_every: u64,
+    averages: TimeAverages,
 }
 
-/// Running sums of the invisible-work time averages.
-#[derive(Default)]
-struct Sums {
+/// The invisible-work measures of a run, accounted turn by turn: running
+/// sums of the time averages and the sampled trace (shared by the
+/// pop-loop driver and the rounds, [`crate::rounds`]).
+pub(crate) struct TimeAverages {
     private: f64,
     unpublished: f64,
     fraction: f64,
     unpublished_fraction: f64,
     turns_with_pending: u64,
+    sample_every: u64,
+}
+
+impl TimeAverages {
+    pub(crate) fn new() -> Self {
+        TimeAverages {
+            private: 0.0,
+            unpublished: 0.0,
+            fraction: 0.0,
+            unpublished_fraction: 0.0,
+            turns_with_pending: 0,
+            sample_every: 1,
+        }
+    }
+
+    /// Accounts the turn just counted in `m.turns`, with `private` tasks
+    /// held privately (of which `unpublished`) out of `pending`.
+    pub(crate) fn account(
+        &mut self,
+        m: &mut SimMeasures,
+        private: u64,
+        unpublished: u64,
+        pending: u64,
+        trace_points: usize,
+    ) {
+        let inv = &mut m.invisible;
+        inv.max = inv.max.max(private);
+        inv.unpublished_max = inv.unpublished_max.max(unpublished);
+        self.private += private as f64;
+        self.unpublished += unpublished as f64;
+        if pending > 0 {
+            self.fraction += private as f64 / pending as f64;
+            self.unpublished_fraction += unpublished as f64 / pending as f64;
+            self.turns_with_pending += 1;
+        }
+        // Keep at most 2·trace_points samples: halve them and double the
+        // spacing when full.
+        if m.turns % self.sample_every == 0 {
+            inv.trace.push((m.tasks, private, unpublished, pending));
+            if inv.trace.len() >= 2 * trace_points.max(1) {
+                let kept: Vec<_> = inv.trace.iter().copied().skip(1).step_by(2).collect();
+                inv.trace = kept;
+                self.sample_every *= 2;
+            }
+        }
+    }
+
+    /// Writes the time averages into `m` at the end of the run.
+    pub(crate) fn finish(&self, m: &mut SimMeasures) {
+        let turns = m.turns.max(1) as f64;
+        let with_pending = self.turns_with_pending.max(1) as f64;
+        let inv = &mut m.invisible;
+        inv.mean = self.private / turns;
+        inv.unpublished_mean = self.unpublished / turns;
+        inv.fraction_mean = self.fraction / with_pending;
+        inv.unpublished_fraction_mean = self.unpublished_fraction / with_pending;
+    }
 }
 
 impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
@@ -315,8 +374,7 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
             queued: 0,
             private: PrivateTasks::default(),
             parked: std::collections::VecDeque::new(),
-            sums: Sums::default(),
-            sample_every: 1,
+            averages: TimeAverages::new(),
         }
     }
 
@@ -476,36 +534,11 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
     /// Accounts one turn in the time averages and the trace.
     fn account_time(&mut self) {
         let (private, unpublished) = (self.private.total() as u64, self.private.unpublished as u64);
-        let inv = &mut self.m.invisible;
-        inv.max = inv.max.max(private);
-        inv.unpublished_max = inv.unpublished_max.max(unpublished);
-        self.sums.private += private as f64;
-        self.sums.unpublished += unpublished as f64;
-        if self.pending > 0 {
-            self.sums.fraction += private as f64 / self.pending as f64;
-            self.sums.unpublished_fraction += unpublished as f64 / self.pending as f64;
-            self.sums.turns_with_pending += 1;
-        }
-        // Keep at most 2·trace_points samples: halve them and double the
-        // spacing when full.
-        if self.m.turns % self.sample_every == 0 {
-            inv.trace.push((self.m.tasks, private, unpublished, self.pending));
-            if inv.trace.len() >= 2 * self.cfg.trace_points.max(1) {
-                let kept: Vec<_> = inv.trace.iter().copied().skip(1).step_by(2).collect();
-                inv.trace = kept;
-                self.sample_every *= 2;
-            }
-        }
+        self.averages.account(&mut self.m, private, unpublished, self.pending, self.cfg.trace_points);
     }
 
     fn finish(mut self) -> SimMeasures {
-        let turns = self.m.turns.max(1) as f64;
-        let with_pending = self.sums.turns_with_pending.max(1) as f64;
-        let inv = &mut self.m.invisible;
-        inv.mean = self.sums.private / turns;
-        inv.unpublished_mean = self.sums.unpublished / turns;
-        inv.fraction_mean = self.sums.fraction / with_pending;
-        inv.unpublished_fraction_mean = self.sums.unpublished_fraction / with_pending;
+        self.averages.finish(&mut self.m);
         self.m.tasks_per_thread = self.threads.iter().map(|t| t.tasks).collect();
         let mut counters: Vec<(&'static str, u64)> = Vec::new();
         for h in &self.handles {

@@ -17,6 +17,12 @@
 //! pushed). Timing plays no part, so the measures are exact and a seed
 //! reproduces them bit for bit.
 //!
+//! `auto`'s bulk-synchronous rounds keep their own buckets instead of
+//! handles; [`rounds`] replays that protocol with the same buckets and
+//! width controller, one task per turn, so the default scheduler is
+//! simulated as `ordo run` runs it (`auto:mode=async` simulates its
+//! handles).
+//!
 //! # Measures ([`SimMeasures`])
 //! - **work increase**: tasks executed / tasks of the exact-order baseline
 //!   (the vertices Dijkstra or BFS settles; for A*, Dijkstra stopped at the
@@ -67,6 +73,7 @@ mod error;
 pub mod policy;
 pub mod rank;
 mod rng;
+pub mod rounds;
 
 use ordo_algos::astar::{tight_path, AstarResult, Heuristic};
 use ordo_algos::{AlgoError, UNREACHED_DIST};

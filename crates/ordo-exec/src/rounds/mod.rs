@@ -194,7 +194,7 @@ mod loom_model;
 
 use crossbeam_utils::CachePadded;
 use ordo_sched::auto::buckets::{Buckets, PrioWord};
-use ordo_sched::auto::rounds::{RoundController, RoundsConfig};
+use ordo_sched::auto::rounds::{RoundController, RoundsConfig, CHUNK, GUIDED_SHARES, LOOK_EVERY, MIN_CHUNK};
 use ordo_sched::{Prio, Trace};
 
 use crate::executor::{run_workers, Counters, Observer};
@@ -210,21 +210,6 @@ use piles::Piles;
 /// Rounds of looking for work to help with while waiting at the barrier
 /// before waiting without looking (a yield every 64).
 const HELP_SPINS: u32 = 1 << 12;
-
-/// Most tasks a thread takes from its own pile at once.
-pub(crate) const CHUNK: usize = 64;
-
-/// Fewest tasks a thread takes from its own pile at once (unless fewer are
-/// left).
-const MIN_CHUNK: usize = 8;
-
-/// A thread running a bucket of its own looks every this many tasks
-/// whether another thread waits for work.
-const LOOK_EVERY: usize = 8;
-
-/// A thread takes `1 / (GUIDED_SHARES × threads)` of its pile at once,
-/// between [`MIN_CHUNK`] and [`CHUNK`] tasks.
-const GUIDED_SHARES: usize = 2;
 
 /// A [`PrioWord`] whose buckets a [`Context`] can hold.
 pub(crate) trait RoundWord: PrioWord {

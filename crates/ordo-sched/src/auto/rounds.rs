@@ -114,6 +114,22 @@ impl RoundsConfig {
     }
 }
 
+/// Most tasks a thread of the rounds takes from its own pile at once (the
+/// sharing protocol is `ordo-exec`'s rounds; `ordo-sim` replays it).
+pub const CHUNK: usize = 64;
+
+/// Fewest tasks a thread takes from its own pile at once (unless fewer are
+/// left).
+pub const MIN_CHUNK: usize = 8;
+
+/// A thread running a bucket of its own looks every this many tasks
+/// whether another thread waits for work.
+pub const LOOK_EVERY: usize = 8;
+
+/// A thread takes `1 / (GUIDED_SHARES × threads)` of its pile at once,
+/// between [`MIN_CHUNK`] and [`CHUNK`] tasks.
+pub const GUIDED_SHARES: usize = 2;
+
 /// [`RoundsConfig::fusion_limit`] in shares of the round target per thread
 /// (a limit of 2 shares also cut SSSP's chains on road graphs).
 pub const FUSION_LIMIT_SHARES: u64 = 4;

@@ -19,7 +19,7 @@ RMAT=${RMAT:-rmat:scale=18,seed=1}
 ROAD_LARGE=${ROAD_LARGE:-road:n=1000000,seed=1}
 VTHREADS=${VTHREADS:-1,4,16,64,256}
 MAX_WORK=${MAX_WORK:-50}
-SCHEDULERS=(strict fifo lifo obim obim:delta=14 pmod mq smq smq-skiplist reld spraylist)
+SCHEDULERS=(strict fifo lifo obim obim:delta=14 pmod mq smq smq-skiplist reld spraylist auto auto:mode=async)
 
 mkdir -p "$OUT"
 RUNS="$OUT/runs.jsonl"
@@ -43,7 +43,7 @@ for input in "$ROAD" "$RMAT"; do
   done
 done
 # The input size: relaxation costs less work when the frontier is wider.
-for sched in strict obim:delta=14 mq smq reld; do
+for sched in strict obim:delta=14 mq smq reld auto auto:mode=async; do
   run sssp --gen "$ROAD_LARGE" --sched "$sched" --vthreads 64
 done
 # The interleaving policy: the SMQ paper's analysis allows unfair schedulers.

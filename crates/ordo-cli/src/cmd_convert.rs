@@ -2,6 +2,7 @@
 //! options: weights, symmetrization, coordinates, remapping) and write it in
 //! the format OUT's extension (or `--to`) names.
 
+use crate::console;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -71,17 +72,17 @@ pub(crate) fn run(args: ConvertArgs, _threads: usize) -> anyhow::Result<()> {
             "load_s": load_s,
             "write_s": write_s,
         });
-        println!("{out}");
+        console::outln!("{out}")?;
     } else {
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        println!(
+        console::outln!(
             "converted {} (n = {}, m = {}, loaded in {load_s:.2} s) to {} ({}) in {write_s:.2} s",
             args.input.display(),
             graph.num_vertices(),
             graph.num_edges(),
             names.join(" + "),
             format.name()
-        );
+        )?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! gathers the statistics (and the distances for `--out` / `--verify`) and
 //! reports.
 
+use crate::console;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -271,9 +272,9 @@ fn finish(args: &SsspArgs, o: &RunOutcome, mode: &str, threads: Option<usize>) -
     }
     let name = args.input.describe();
     if args.json {
-        println!("{}", to_json(o, &name, mode, seq_time_s, settled));
+        console::outln!("{}", to_json(o, &name, mode, seq_time_s, settled))?;
     } else {
-        print!("{}", to_text(o, &name, mode, seq_time_s, settled));
+        console::out!("{}", to_text(o, &name, mode, seq_time_s, settled))?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `ordo gen SPEC -o FILE`: generate a graph and write it (`.ordo` binary by
 //! default, any text format by extension or `--format`).
 
+use crate::console;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -87,17 +88,17 @@ pub(crate) fn run(args: GenArgs, threads: usize) -> anyhow::Result<()> {
             "write_s": write_s,
             "threads": threads,
         });
-        println!("{out}");
+        console::outln!("{out}")?;
     } else {
         let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-        println!(
+        console::outln!(
             "generated {spec}: n = {}, m = {} in {gen_s:.2} s; wrote {} ({}, {:.1} MB) in {write_s:.2} s",
             graph.num_vertices(),
             graph.num_edges(),
             names.join(" + "),
             format.name(),
             bytes as f64 / 1e6
-        );
+        )?;
     }
     Ok(())
 }

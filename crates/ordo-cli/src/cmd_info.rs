@@ -3,6 +3,7 @@
 //! reachability from a source, weakly and strongly connected components,
 //! load time.
 
+use crate::console;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -77,13 +78,13 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<V
     }))
 }
 
-fn print_text(v: &Value) {
+fn print_text(v: &Value) -> anyhow::Result<()> {
     let s = |k: &str| v[k].to_string();
-    println!("graph       {}", v["graph"].as_str().unwrap_or(""));
-    println!("vertices    {}", s("n"));
-    println!("edges       {} (directed)", s("m"));
+    console::outln!("graph       {}", v["graph"].as_str().unwrap_or(""))?;
+    console::outln!("vertices    {}", s("n"))?;
+    console::outln!("edges       {} (directed)", s("m"))?;
     if let Some(d) = v["degree"].as_object() {
-        println!(
+        console::outln!(
             "out-degree  min {}, avg {:.3}, p50 {}, p90 {}, p99 {}, max {}; {} vertices without out-edges",
             d["min"],
             d["avg"].as_f64().unwrap_or(0.0),
@@ -92,50 +93,51 @@ fn print_text(v: &Value) {
             d["p99"],
             d["max"],
             d["zero_out_degree"]
-        );
+        )?;
     }
-    println!("self loops  {}", s("self_loops"));
+    console::outln!("self loops  {}", s("self_loops"))?;
     match v["weights"].as_object() {
-        Some(w) => println!(
+        Some(w) => console::outln!(
             "weights     min {}, max {}, avg {:.1}, {} distinct values",
             w["min"],
             w["max"],
             w["avg"].as_f64().unwrap_or(0.0),
             w["distinct"]
-        ),
-        None if v["weighted"].as_bool() == Some(true) => println!("weights     (no edges)"),
-        None => println!("weights     none (unweighted)"),
+        )?,
+        None if v["weighted"].as_bool() == Some(true) => console::outln!("weights     (no edges)")?,
+        None => console::outln!("weights     none (unweighted)")?,
     }
-    println!("coords      {}", v["coords"].as_str().unwrap_or("none"));
-    println!("symmetric   {}", if v["symmetric"].as_bool() == Some(true) { "yes" } else { "no" });
+    console::outln!("coords      {}", v["coords"].as_str().unwrap_or("none"))?;
+    console::outln!("symmetric   {}", if v["symmetric"].as_bool() == Some(true) { "yes" } else { "no" })?;
     let r = &v["reach"];
-    println!(
+    console::outln!(
         "reach       from {}: {} vertices ({:.2}%), BFS depth {}",
         r["source"],
         r["reached"],
         r["reached_pct"].as_f64().unwrap_or(0.0),
         r["bfs_depth"]
-    );
+    )?;
     let c = &v["weak_components"];
-    println!(
+    console::outln!(
         "components  {} weakly connected, largest {} vertices ({:.2}%)",
         c["count"],
         c["largest"],
         c["largest_pct"].as_f64().unwrap_or(0.0)
-    );
+    )?;
     let c = &v["strong_components"];
-    println!(
+    console::outln!(
         "            {} strongly connected, largest {} vertices ({:.2}%)",
         c["count"],
         c["largest"],
         c["largest_pct"].as_f64().unwrap_or(0.0)
-    );
-    println!("memory      {:.1} MB (CSR arrays)", v["memory_bytes"].as_f64().unwrap_or(0.0) / 1e6);
-    println!(
+    )?;
+    console::outln!("memory      {:.1} MB (CSR arrays)", v["memory_bytes"].as_f64().unwrap_or(0.0) / 1e6)?;
+    console::outln!(
         "time        load {:.3} s, statistics {:.3} s",
         v["load_s"].as_f64().unwrap_or(0.0),
         v["stats_s"].as_f64().unwrap_or(0.0)
-    );
+    )?;
+    Ok(())
 }
 
 pub(crate) fn run(args: InfoArgs, threads: usize) -> anyhow::Result<()> {
@@ -150,9 +152,9 @@ pub(crate) fn run(args: InfoArgs, threads: usize) -> anyhow::Result<()> {
     let v = describe(&input.describe(), &graph, load_s, args.source)?;
     progress.finish();
     if args.json {
-        println!("{v}");
+        console::outln!("{v}")?;
     } else {
-        print_text(&v);
+        print_text(&v)?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! object with `--json`). The application layer (`ordo_algos::app`) does
 //! the work; this module parses, shows progress and prints.
 
+use crate::console;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -155,9 +156,9 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
         crate::output::write_file(path, |w| prepared.write_out(&runs[median], w))?;
     }
     if args.json {
-        println!("{}", report.to_json());
+        console::outln!("{}", report.to_json())?;
     } else {
-        print!("{}", report.to_text());
+        console::out!("{}", report.to_text())?;
     }
     Ok(())
 }

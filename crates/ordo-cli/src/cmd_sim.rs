@@ -9,6 +9,7 @@
 //! simulated result against it (a difference is an error) and writes
 //! `--out` (the result of the last count) exactly as for `ordo run`.
 
+use crate::console;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -148,7 +149,7 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
         app_params: prepared.app().params(),
     };
     if !args.json {
-        print!("{}", line.text_header(baseline));
+        console::out!("{}", line.text_header(baseline))?;
     }
     let mut last = None;
     let mut over_budget = Vec::new();
@@ -162,9 +163,9 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
                 let msg =
                     format!("{e}: work increase over {}", args.max_work_increase.unwrap_or(f64::INFINITY));
                 if args.json {
-                    println!("{}", Value::Object(line.failure(&cfg, &msg, &machine)));
+                    console::outln!("{}", Value::Object(line.failure(&cfg, &msg, &machine)))?;
                 } else {
-                    println!("{vthreads:>8} {msg}");
+                    console::outln!("{vthreads:>8} {msg}")?;
                 }
                 over_budget.push(format!("{vthreads} virtual threads"));
                 continue;
@@ -176,9 +177,9 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
         if args.json {
             let checks = A::checksums(&run.result);
             let obj = line.record(&cfg, baseline, &run.measures, checks, sim_time_s, &machine);
-            println!("{}", Value::Object(obj));
+            console::outln!("{}", Value::Object(obj))?;
         } else {
-            println!("{}", text_row(vthreads, baseline, &run.measures, sim_time_s));
+            console::outln!("{}", text_row(vthreads, baseline, &run.measures, sim_time_s))?;
         }
         last = Some(run.result);
     }

@@ -2,6 +2,7 @@
 //! (a run is cancelled through its monitor, `ordo bench` stops after the
 //! current run and writes its summary), the second quits at once.
 
+use crate::console;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -25,16 +26,16 @@ pub(crate) fn on_first_interrupt(on_first: impl Fn() + Send + 'static) {
     }
     let result = ctrlc::set_handler(|| {
         if PRESSES.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!("\nCtrl-C: stopping cleanly (press again to quit at once)");
+            console::note!("\nCtrl-C: stopping cleanly (press again to quit at once)");
             if let Some(f) = ON_FIRST.get() {
                 (f.lock().unwrap_or_else(|e| e.into_inner()))();
             }
         } else {
-            eprintln!("\nCtrl-C again: quitting");
+            console::note!("\nCtrl-C again: quitting");
             std::process::exit(130);
         }
     });
     if let Err(e) = result {
-        eprintln!("warning: cannot catch Ctrl-C ({e}); an interrupt stops without cleaning up");
+        console::note!("warning: cannot catch Ctrl-C ({e}); an interrupt stops without cleaning up");
     }
 }

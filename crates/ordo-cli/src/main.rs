@@ -13,6 +13,7 @@ mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
 mod cmd_sim;
+mod console;
 mod input;
 mod interrupt;
 mod memory;
@@ -86,8 +87,10 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (`ordo ... | head`).
+        Err(e) if console::stdout_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            console::note!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }

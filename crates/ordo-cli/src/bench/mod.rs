@@ -17,6 +17,7 @@
 //! the session. One worker pool per thread count lives for the whole
 //! session.
 
+use crate::console;
 use std::collections::{btree_map, BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal as _, Write as _};
@@ -92,7 +93,7 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
     let done = if args.resume {
         let existing = RunsFile::read(&runs_path)?;
         if existing.bad_lines > 0 {
-            eprintln!("{}: {} unreadable line(s) ignored", runs_path.display(), existing.bad_lines);
+            console::note!("{}: {} unreadable line(s) ignored", runs_path.display(), existing.bad_lines);
         }
         existing.keys()
     } else {
@@ -104,7 +105,7 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
     let pending = pending_runs(&plan, &configs, &done);
     let skipped = configs.len() - pending.len();
     if args.resume && skipped > 0 {
-        eprintln!("resume: {skipped} of {} configurations already complete", configs.len());
+        console::note!("resume: {skipped} of {} configurations already complete", configs.len());
     }
 
     crate::output::write_text(&out.join("plan.toml"), &plan.text)?;
@@ -131,7 +132,7 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
     let rows = summary::write(&out);
     let (failures, finished) = outcome?;
     let rows = rows?;
-    eprintln!(
+    console::note!(
         "{finished} runs written to {}; summary: {} rows in {}",
         runs_path.display(),
         rows,
@@ -144,9 +145,9 @@ pub(crate) fn run(args: BenchArgs, gen_threads: usize) -> anyhow::Result<()> {
         );
     }
     if !failures.is_empty() {
-        eprintln!("failed runs:");
+        console::note!("failed runs:");
         for f in &failures {
-            eprintln!("  {f}");
+            console::note!("  {f}");
         }
         anyhow::bail!("{} run(s) failed (listed above and marked in runs.jsonl)", failures.len());
     }
@@ -160,13 +161,11 @@ fn dry_run(plan: &Plan, configs: &[Config<'_>], resume_dir: Option<&Path>) -> an
         None => HashSet::new(),
     };
     let pending = pending_runs(plan, configs, &done);
-    let mut out = std::io::stdout().lock();
     for p in &pending {
         let c = &p.config;
         let input = &plan.inputs[c.input];
         let note = if input.missing.is_some() { "  (input file absent: skipped)" } else { "" };
-        writeln!(
-            out,
+        console::outln!(
             "{}\t{}\t{}\t{}\tthreads={}\treps={}{}{}",
             c.experiment.name,
             input.name,
@@ -181,8 +180,7 @@ fn dry_run(plan: &Plan, configs: &[Config<'_>], resume_dir: Option<&Path>) -> an
     let runnable: Vec<_> = pending.iter().filter(|p| plan.inputs[p.config.input].missing.is_none()).collect();
     let measured: usize = runnable.iter().map(|p| p.reps.len()).sum();
     let warmup: usize = runnable.iter().map(|p| p.config.experiment.warmup as usize).sum();
-    writeln!(
-        out,
+    console::outln!(
         "{} configurations, {measured} measured runs, {warmup} warmup runs ({} configurations skipped: input absent)",
         runnable.len(),
         pending.len() - runnable.len()
@@ -307,7 +305,7 @@ impl<'p> Session<'p> {
         if self.terminal {
             self.bar.println(msg);
         } else {
-            eprintln!("{msg}");
+            console::note!("{msg}");
         }
     }
 

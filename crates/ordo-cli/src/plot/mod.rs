@@ -33,6 +33,7 @@
 //! time-based plots and Table 5 leave them out wherever the same
 //! configuration was also measured without it ([`data::timing_runs`]).
 
+use crate::console;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -114,14 +115,14 @@ pub(crate) fn run(args: PlotArgs, _threads: usize) -> anyhow::Result<()> {
     }
     let loaded = data::read_runs(&runs_path)?;
     if loaded.failed > 0 {
-        eprintln!(
+        console::note!(
             "warning: {}: skipped {} failed runs (verified false or error)",
             runs_path.display(),
             loaded.failed
         );
     }
     if loaded.truncated_last_line {
-        eprintln!("warning: {}: skipped a final line cut short", runs_path.display());
+        console::note!("warning: {}: skipped a final line cut short", runs_path.display());
     }
     if loaded.runs.is_empty() && loaded.simulated == 0 {
         bail!("{}: no usable runs", runs_path.display());
@@ -139,14 +140,14 @@ pub(crate) fn run(args: PlotArgs, _threads: usize) -> anyhow::Result<()> {
     write_atomically(&index_path, |w| {
         w.write_all(index_markdown(dir, &loaded, &written, &formats).as_bytes())
     })?;
-    println!(
+    console::outln!(
         "{} runs, {} simulated -> {} plots ({}) in {}, with index.md and table5.md",
         loaded.runs.len(),
         loaded.simulated,
         written.len(),
         formats.iter().map(|f| f.ext()).collect::<Vec<_>>().join(", "),
         out.display()
-    );
+    )?;
     Ok(())
 }
 

@@ -84,13 +84,22 @@ pub(crate) fn thread_count(threads: Option<usize>) -> PyResult<usize> {
         if t == 0 {
             return Err(value_error("threads must be at least 1"));
         }
-        return Ok(t);
+        return at_most_max(t, "threads");
     }
     if let Ok(v) = std::env::var("ORDO_THREADS") {
         return match v.trim().parse::<usize>() {
-            Ok(t) if t > 0 => Ok(t),
+            Ok(t) if t > 0 => at_most_max(t, "ORDO_THREADS"),
             _ => Err(value_error(format!("ORDO_THREADS={v}: expected a positive integer"))),
         };
     }
     Ok(ordo_exec::available_cores())
+}
+
+/// `t` if at most [`ordo_exec::MAX_THREADS`] (beyond it, starting threads
+/// can abort the process), else a `ValueError` naming `what`.
+fn at_most_max(t: usize, what: &str) -> PyResult<usize> {
+    if t > ordo_exec::MAX_THREADS {
+        return Err(value_error(format!("{what}={t}: at most {}", ordo_exec::MAX_THREADS)));
+    }
+    Ok(t)
 }

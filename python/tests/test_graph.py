@@ -101,6 +101,8 @@ def test_generate_rejects_bad_arguments():
         ordo.generate("road:n=100", weights="heavy")
     with pytest.raises(ValueError):
         ordo.generate("road:n=100", threads=0)
+    with pytest.raises(ValueError, match="threads=100000: at most 4096"):
+        ordo.generate("road:n=100", threads=100000)
 
 
 def test_symmetrized_and_with_weights():

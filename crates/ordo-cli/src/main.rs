@@ -59,14 +59,17 @@ enum Command {
 
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
 pub(crate) fn thread_count(flag: Option<usize>) -> anyhow::Result<usize> {
+    const MAX: usize = ordo_exec::MAX_THREADS;
     if let Some(t) = flag {
         anyhow::ensure!(t > 0, "--threads must be at least 1");
+        anyhow::ensure!(t <= MAX, "--threads {t}: at most {MAX} (`ordo sim --vthreads` models more)");
         return Ok(t);
     }
     if let Ok(v) = std::env::var("ORDO_THREADS") {
         let t: usize =
             v.trim().parse().map_err(|_| anyhow::anyhow!("ORDO_THREADS={v}: expected a positive integer"))?;
         anyhow::ensure!(t > 0, "ORDO_THREADS must be at least 1");
+        anyhow::ensure!(t <= MAX, "ORDO_THREADS={t}: at most {MAX} (`ordo sim --vthreads` models more)");
         return Ok(t);
     }
     Ok(std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -124,3 +124,39 @@ fn a_missing_output_directory_is_named_once() {
     assert_eq!(e.matches("No such file or directory").count(), 1, "{e}");
     assert!(e.contains(s(&out)), "{e}");
 }
+
+#[test]
+fn thread_and_rank_counts_out_of_range_are_one_line_before_any_work() {
+    let g = ["--gen", "road:n=1000,seed=1"];
+    let run = |threads: &str| {
+        let mut a = vec!["--threads", threads, "run", "sssp"];
+        a.extend(g);
+        error_line(&a)
+    };
+    assert_eq!(run("0"), "error: --threads must be at least 1");
+    assert_eq!(run("4097"), "error: --threads 4097: at most 4096 (`ordo sim --vthreads` models more)");
+    let out = ordo()
+        .env("ORDO_THREADS", "100000")
+        .args(["run", "sssp", "--gen", "road:n=1000,seed=1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: ORDO_THREADS=100000: at most 4096 (`ordo sim --vthreads` models more)\n"
+    );
+    let dist = |extra: &[&str]| {
+        let mut a = vec!["dist", "sssp", "--gen", "road:n=1000,seed=1"];
+        a.extend(extra);
+        error_line(&a)
+    };
+    assert_eq!(
+        dist(&["--ranks", "257"]),
+        "error: --ranks 257: at most 256 in one process (their exchanges grow with the square of the ranks); run more under mpirun"
+    );
+    assert_eq!(dist(&["--ranks", "0"]), "error: --ranks must be at least 1");
+    assert_eq!(
+        dist(&["--ranks", "100", "--threads", "41"]),
+        "error: --ranks 100 with --threads 41: 4100 threads, at most 4096"
+    );
+}

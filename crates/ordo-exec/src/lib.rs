@@ -40,7 +40,7 @@ pub use operator::{
     prefetch, with_continuations, with_prefetch, Operator, WithContinuations, WithPrefetch, PREFETCH_AHEAD,
     PREFETCH_DEPENDENT_AHEAD,
 };
-pub use pool::{available_cores, Pool, PoolBuilder, PoolError};
+pub use pool::{available_cores, Pool, PoolBuilder, PoolError, MAX_THREADS};
 pub use timing::CYCLE_UNIT;
 
 use ordo_sched::{Prio, Trace};

@@ -43,11 +43,21 @@ const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(200);
 /// Spins between yields (and between reads of the clock) while waiting.
 const SPINS_PER_YIELD: u32 = 64;
 
+/// Most workers a [`Pool`] creates. Far beyond the largest machines (a few
+/// hundred hardware threads) and far below where thread creation fails
+/// partway (on Linux each thread takes memory maps for its stack and guard
+/// pages; near the map limit, about 32,000 threads by default, the standard
+/// library aborts the process while starting a thread instead of returning
+/// an error). Thread counts beyond hardware are for `ordo-sim`.
+pub const MAX_THREADS: usize = 4096;
+
 /// Why a [`Pool`] could not be created.
 #[derive(Debug)]
 pub enum PoolError {
     /// A pool needs at least one thread.
     ZeroThreads,
+    /// More threads than [`MAX_THREADS`] were asked for.
+    TooManyThreads(usize),
     /// The operating system refused to create worker thread `index`.
     Spawn {
         /// The worker that could not be created.
@@ -61,6 +71,9 @@ impl fmt::Display for PoolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PoolError::ZeroThreads => f.write_str("a thread pool needs at least one thread (got 0)"),
+            PoolError::TooManyThreads(t) => {
+                write!(f, "{t} threads asked for; a thread pool has at most {MAX_THREADS}")
+            }
             PoolError::Spawn { index, source } => write!(f, "cannot create worker thread {index}: {source}"),
         }
     }
@@ -69,7 +82,7 @@ impl fmt::Display for PoolError {
 impl std::error::Error for PoolError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            PoolError::ZeroThreads => None,
+            PoolError::ZeroThreads | PoolError::TooManyThreads(_) => None,
             PoolError::Spawn { source, .. } => Some(source),
         }
     }
@@ -228,6 +241,9 @@ impl Pool {
     fn create(threads: usize, pin: bool) -> Result<Pool, PoolError> {
         if threads == 0 {
             return Err(PoolError::ZeroThreads);
+        }
+        if threads > MAX_THREADS {
+            return Err(PoolError::TooManyThreads(threads));
         }
         let shared = Arc::new(Shared {
             state: Mutex::new(PoolState {

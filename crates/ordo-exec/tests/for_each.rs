@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use common::{Hoard, Tree};
-use ordo_exec::{for_each, for_each_on, ExecOptions, Pool, PoolError};
+use ordo_exec::{for_each, for_each_on, ExecOptions, Pool, PoolError, MAX_THREADS};
 use ordo_sched::SchedulerSpec;
 
 fn strict() -> SchedulerSpec {
@@ -20,6 +20,17 @@ fn zero_threads_is_an_error() {
     let err = Pool::new(0).unwrap_err();
     assert!(matches!(err, PoolError::ZeroThreads));
     assert!(err.to_string().contains("at least one thread"), "{err}");
+}
+
+#[test]
+fn more_than_max_threads_is_an_error_before_any_thread_starts() {
+    let err = Pool::new(MAX_THREADS + 1).unwrap_err();
+    assert!(matches!(err, PoolError::TooManyThreads(t) if t == MAX_THREADS + 1));
+    assert_eq!(
+        err.to_string(),
+        format!("{} threads asked for; a thread pool has at most {MAX_THREADS}", MAX_THREADS + 1)
+    );
+    assert!(Pool::new(usize::MAX).is_err());
 }
 
 #[test]

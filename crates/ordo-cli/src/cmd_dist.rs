@@ -51,7 +51,7 @@ struct SsspArgs {
     #[arg(long, default_value = "af+fc", value_parser = |s: &str| s.parse::<Variant>())]
     variant: Variant,
 
-    /// Ranks as threads of this process (default 1). Under mpirun the
+    /// Ranks as threads of this process (default 1, at most 256). Under mpirun the
     /// ranks are mpirun's processes instead. The global --threads sets the
     /// worker threads of each rank (default 1 here).
     #[arg(long)]

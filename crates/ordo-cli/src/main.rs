@@ -27,8 +27,8 @@ mod progress;
 #[derive(Parser)]
 #[command(name = "ordo", version, about, long_about = None)]
 struct Cli {
-    /// Worker threads (default: all cores; the ORDO_THREADS environment
-    /// variable overrides the default).
+    /// Worker threads, at most 4096 (default: all cores; the ORDO_THREADS
+    /// environment variable overrides the default).
     #[arg(long, global = true)]
     threads: Option<usize>,
 

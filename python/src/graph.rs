@@ -250,6 +250,12 @@ impl PyGraph {
                     n
                 }
             };
+            if u32::try_from(n).is_err() {
+                return Err(value_error(format!(
+                    "from_edges: {n} vertices; ordo's vertex ids are 32-bit (at most {} vertices)",
+                    u32::MAX
+                )));
+            }
             let weight = weight.filter(|w| !w.is_none());
             let graph = edge_list_graph(py, src, dst, weight, n, coords)?;
             let spec = WeightSpec::Keep;

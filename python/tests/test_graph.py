@@ -94,6 +94,13 @@ def test_unweighted_graphs_convert_to_pattern_matrices_and_back():
     assert (w == 1).all()
 
 
+def test_from_edges_rejects_ids_beyond_32_bits():
+    with pytest.raises(ValueError, match="1099511627777 vertices; ordo's vertex ids are 32-bit"):
+        ordo.Graph.from_edges([0, 2**40], [1, 2], [1, 1])
+    with pytest.raises(ValueError, match="32-bit"):
+        ordo.Graph.from_edges([0], [1], [1], n=2**32 + 5)
+
+
 def test_generate_rejects_bad_arguments():
     with pytest.raises(ValueError):
         ordo.generate("nosuchgen:n=5")

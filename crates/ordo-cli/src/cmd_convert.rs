@@ -2,7 +2,6 @@
 //! options: weights, symmetrization, coordinates, remapping) and write it in
 //! the format OUT's extension (or `--to`) names.
 
-use crate::console;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -13,6 +12,7 @@ use ordo_graph::Format;
 use serde_json::json;
 
 use crate::cmd_gen::output_format;
+use crate::console;
 use crate::input::{load_file, LoadArgs};
 use crate::progress::Progress;
 

@@ -6,7 +6,6 @@
 //! gathers the statistics (and the distances for `--out` / `--verify`) and
 //! reports.
 
-use crate::console;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -21,6 +20,7 @@ use ordo_graph::WeightSpec;
 use ordo_sched::SchedulerSpec;
 use serde_json::{json, Map, Value};
 
+use crate::console;
 use crate::input::InputArgs;
 
 /// Environment variable that injects a failure (`RANK:panic|exit|abort`),

@@ -1,7 +1,6 @@
 //! `ordo gen SPEC -o FILE`: generate a graph and write it (`.ordo` binary by
 //! default, any text format by extension or `--format`).
 
-use crate::console;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -10,6 +9,7 @@ use ordo_graph::gen::GenSpec;
 use ordo_graph::Format;
 use serde_json::json;
 
+use crate::console;
 use crate::progress::Progress;
 
 /// Arguments of `ordo gen`.

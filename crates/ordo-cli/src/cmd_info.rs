@@ -3,7 +3,6 @@
 //! reachability from a source, weakly and strongly connected components,
 //! load time.
 
-use crate::console;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -11,6 +10,7 @@ use ordo_graph::stats::{self, GraphStats};
 use ordo_graph::{CoordSystem, Graph};
 use serde_json::{json, Value};
 
+use crate::console;
 use crate::input::{load_input_with, InputArgs};
 use crate::progress::Progress;
 

@@ -4,7 +4,6 @@
 //! object with `--json`). The application layer (`ordo_algos::app`) does
 //! the work; this module parses, shows progress and prints.
 
-use crate::console;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use ordo_algos::app::{self, stats, AppRefRun, AppRun, Fields, RunEnv};
 use ordo_exec::{ExecOptions, Pool, RunMonitor};
 
 use crate::app_flags::AppFlags;
+use crate::console;
 use crate::progress::RunProgress;
 
 /// The input used when neither `--graph` nor `--gen` is given: a road-like

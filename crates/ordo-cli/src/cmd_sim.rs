@@ -9,7 +9,6 @@
 //! simulated result against it (a difference is an error) and writes
 //! `--out` (the result of the last count) exactly as for `ordo run`.
 
-use crate::console;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,6 +26,7 @@ use ordo_sim::{Idle, Policy, SimConfig, SimError, SimMeasures, Simulated};
 use serde_json::{json, Map, Value};
 
 use crate::bench::record;
+use crate::console;
 
 /// The input when neither `--graph` nor `--gen` is given: a road-like graph
 /// of 100,000 vertices (a tenth of `ordo run`'s default, since a simulated

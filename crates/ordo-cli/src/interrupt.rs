@@ -2,9 +2,10 @@
 //! (a run is cancelled through its monitor, `ordo bench` stops after the
 //! current run and writes its summary), the second quits at once.
 
-use crate::console;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
+
+use crate::console;
 
 /// Ctrl-C presses seen.
 static PRESSES: AtomicUsize = AtomicUsize::new(0);

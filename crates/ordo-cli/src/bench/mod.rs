@@ -17,7 +17,6 @@
 //! the session. One worker pool per thread count lives for the whole
 //! session.
 
-use crate::console;
 use std::collections::{btree_map, BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal as _, Write as _};
@@ -34,6 +33,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 
+use crate::console;
 use crate::interrupt::interrupted;
 
 mod plan;

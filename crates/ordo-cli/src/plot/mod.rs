@@ -33,7 +33,6 @@
 //! time-based plots and Table 5 leave them out wherever the same
 //! configuration was also measured without it ([`data::timing_runs`]).
 
-use crate::console;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,6 +40,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 use ordo_graph::output::write_atomically;
+
+use crate::console;
 
 pub(crate) mod data;
 pub(crate) mod draw;

@@ -148,11 +148,11 @@ fn sssp(args: SsspArgs, threads: Option<usize>) -> anyhow::Result<()> {
             ranks <= MAX_IN_PROCESS_RANKS,
             "--ranks {ranks}: at most {MAX_IN_PROCESS_RANKS} in one process (their exchanges grow with the square of the ranks); run more under mpirun"
         );
-        let total = ranks.saturating_mul(threads.unwrap_or(1));
+        let per_rank = threads.unwrap_or(1);
+        let total = ranks.saturating_mul(per_rank);
         anyhow::ensure!(
             total <= ordo_exec::MAX_THREADS,
-            "--ranks {ranks} with --threads {}: {total} threads, at most {}",
-            threads.unwrap_or(1),
+            "--ranks {ranks} with --threads {per_rank}: {total} threads, at most {}",
             ordo_exec::MAX_THREADS
         );
     }

@@ -51,9 +51,6 @@ macro_rules! out {
 
 /// `println!` that returns [`StdoutError`] instead of panicking.
 macro_rules! outln {
-    () => {
-        $crate::console::write_stdout(format_args!("\n"))
-    };
     ($($arg:tt)*) => {
         $crate::console::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
     };

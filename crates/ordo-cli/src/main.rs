@@ -60,19 +60,21 @@ enum Command {
 /// The thread count: `--threads`, else `ORDO_THREADS`, else all cores.
 pub(crate) fn thread_count(flag: Option<usize>) -> anyhow::Result<usize> {
     const MAX: usize = ordo_exec::MAX_THREADS;
-    if let Some(t) = flag {
-        anyhow::ensure!(t > 0, "--threads must be at least 1");
-        anyhow::ensure!(t <= MAX, "--threads {t}: at most {MAX} (`ordo sim --vthreads` models more)");
-        return Ok(t);
-    }
-    if let Ok(v) = std::env::var("ORDO_THREADS") {
-        let t: usize =
-            v.trim().parse().map_err(|_| anyhow::anyhow!("ORDO_THREADS={v}: expected a positive integer"))?;
-        anyhow::ensure!(t > 0, "ORDO_THREADS must be at least 1");
-        anyhow::ensure!(t <= MAX, "ORDO_THREADS={t}: at most {MAX} (`ordo sim --vthreads` models more)");
-        return Ok(t);
-    }
-    Ok(std::thread::available_parallelism().map_or(1, |n| n.get()))
+    // The count, the name of its source, and how an error shows it.
+    let (t, name, shown) = match (flag, std::env::var("ORDO_THREADS")) {
+        (Some(t), _) => (t, "--threads", format!("--threads {t}")),
+        (None, Ok(v)) => {
+            let t: usize = v
+                .trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("ORDO_THREADS={v}: expected a positive integer"))?;
+            (t, "ORDO_THREADS", format!("ORDO_THREADS={t}"))
+        }
+        (None, Err(_)) => return Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    };
+    anyhow::ensure!(t > 0, "{name} must be at least 1");
+    anyhow::ensure!(t <= MAX, "{shown}: at most {MAX} (`ordo sim --vthreads` models more)");
+    Ok(t)
 }
 
 fn main() -> ExitCode {

@@ -15,14 +15,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context as _;
+use ordo_algos::app::RunEnv;
 use ordo_algos::app::{Fields, Params, Prepared};
 use ordo_algos::astar::app::Astar;
 use ordo_algos::bfs::app::Bfs;
 use ordo_algos::sssp::app::Sssp;
+use ordo_exec::{ExecOptions, Pool};
 use ordo_graph::Graph;
 use ordo_sched::topology::Topology;
 use ordo_sched::SchedulerSpec;
-use ordo_sim::{Idle, Policy, SimConfig, SimError, SimMeasures, Simulated};
+use ordo_sim::{
+    Costs, Idle, Measured, MeasuredTask, Policy, SimConfig, SimError, SimMeasures, SimTime, Simulated,
+};
 use serde_json::{json, Map, Value};
 
 use crate::bench::record;
@@ -32,6 +36,12 @@ use crate::console;
 /// of 100,000 vertices (a tenth of `ordo run`'s default, since a simulated
 /// run executes every virtual thread on one core).
 pub(crate) const DEFAULT_GEN: &str = "road:n=100000,seed=1";
+
+/// Cycles of a remote access (a cache line fetched from another core) when
+/// `--costs measured` does not say: a one-thread run cannot measure it.
+const DEFAULT_REMOTE_CYCLES: u32 = 200;
+/// Cycles of a look for work that finds nothing, likewise.
+const DEFAULT_EMPTY_POP_CYCLES: u32 = 50;
 
 /// The most virtual threads accepted.
 const MAX_VTHREADS: usize = 1 << 16;
@@ -86,6 +96,17 @@ pub(crate) struct SimArgs {
     #[arg(long)]
     target: Option<u64>,
 
+    /// Count simulated time in cycles, with these costs per operation:
+    /// `measured` fits them on a real one-thread run of the scheduler on
+    /// this input (the executor's cycle timing and task log), with a remote
+    /// access (a cache line from another core) at 200 cycles and a look for
+    /// work at 50 unless given; or every field as a list:
+    /// task=,edge=,stale=,push=,pop=,empty_pop=,remote=,microsecond=
+    /// (cycles). `measured,remote=300` overrides a field. The thread with
+    /// the earliest clock acts next, in place of --policy.
+    #[arg(long, value_name = "COSTS")]
+    costs: Option<String>,
+
     /// Print one JSON object per virtual-thread count (one line each).
     #[arg(long)]
     json: bool,
@@ -124,6 +145,23 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
             "--max-work-increase {x}: expected a number of at least 1"
         );
     }
+    // `measured[,overrides]`, or every cost given (checked now).
+    let costs_text = args.costs.as_deref().map(str::trim);
+    let measured_overrides = costs_text
+        .and_then(|t| t.strip_prefix("measured"))
+        .filter(|rest| rest.is_empty() || rest.starts_with(','))
+        .map(|rest| rest.trim_start_matches(','));
+    if let Some(overrides) = measured_overrides {
+        // Names and numbers now; the fitted costs they override come later.
+        let ones = "task=1,edge=1,stale=1,push=1,pop=1,empty_pop=1,remote=1,microsecond=1";
+        ones.parse::<Costs>()?.with_overrides(overrides).map_err(|e| anyhow::anyhow!("--{e}"))?;
+    }
+    let given_costs = match costs_text {
+        Some(text) if measured_overrides.is_none() => {
+            Some(text.parse::<Costs>().map_err(|e| anyhow::anyhow!("--{e}"))?)
+        }
+        _ => None,
+    };
     let mut params = Params::new().with("source", args.source.to_string());
     if let Some(t) = args.target {
         params.set("target", t.to_string());
@@ -134,10 +172,36 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
     }
     let graph = Arc::new(crate::input::load_input(&input, threads)?);
     let graph_name = input.describe();
+    let input_params = params.clone();
     let prepared = Prepared::<A>::new(Arc::clone(&graph), params)?;
     let reference = prepared.reference()?;
     let baseline = reference.baseline_tasks.unwrap_or(0);
     let idle = if args.idle == "spin" { Idle::Spin } else { Idle::Backoff };
+    let costs = match measured_overrides {
+        None => given_costs,
+        Some(overrides) => Some({
+            {
+                let (measured, real_cycles) = measure::<A>(&graph, &input_params, &spec)
+                    .context("--costs measured: the one-thread runs to measure")?;
+                let fitted = Costs::fit(&measured, DEFAULT_REMOTE_CYCLES, DEFAULT_EMPTY_POP_CYCLES)?;
+                // The level: one simulated thread takes the real run's time.
+                let alone = SimConfig { costs: Some(fitted), ..SimConfig::new(1) };
+                let simulated =
+                    prepared.app().simulate(&graph, &spec, &alone)?.measures.time.map_or(0, |t| t.cycles);
+                let factor = real_cycles as f64 / simulated.max(1) as f64;
+                console::note!(
+                    "--costs measured: {:.2} ms on one real thread, {:.2} ms simulated with the cycles timed per \
+                     operation: operations scaled by {factor:.3}",
+                    real_cycles as f64 / f64::from(fitted.microsecond) / 1e3,
+                    simulated as f64 / f64::from(fitted.microsecond) / 1e3,
+                );
+                fitted
+                    .scale_operations(factor)
+                    .with_overrides(overrides)
+                    .map_err(|e| anyhow::anyhow!("--{e}"))?
+            }
+        }),
+    };
     let max_tasks = args.max_work_increase.map(|x| (x * baseline.max(1) as f64).ceil() as u64);
     let machine = serde_json::to_value(record::Machine::detect())?;
     let line = Line {
@@ -149,13 +213,20 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
         app_params: prepared.app().params(),
     };
     if !args.json {
-        console::out!("{}", line.text_header(baseline))?;
+        console::out!("{}", line.text_header(baseline, costs.as_ref()))?;
     }
     let mut last = None;
     let mut over_budget = Vec::new();
     for &vthreads in &args.vthreads {
-        let cfg =
-            SimConfig { vthreads, policy, seed: args.seed, idle, max_tasks, ..SimConfig::new(vthreads) };
+        let cfg = SimConfig {
+            vthreads,
+            policy,
+            seed: args.seed,
+            idle,
+            max_tasks,
+            costs,
+            ..SimConfig::new(vthreads)
+        };
         let what = || format!("{} on {spec} with {vthreads} virtual threads", args.app);
         let start = Instant::now();
         let run = match prepared.app().simulate(&graph, &spec, &cfg) {
@@ -180,6 +251,9 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
             console::outln!("{}", Value::Object(obj))?;
         } else {
             console::outln!("{}", text_row(vthreads, baseline, &run.measures, sim_time_s))?;
+            if let Some(time) = &run.measures.time {
+                console::outln!("{}", time_row(time, vthreads))?;
+            }
         }
         last = Some(run.result);
     }
@@ -239,10 +313,14 @@ impl Line<'_> {
     }
 
     /// The text report's header: what is simulated.
-    fn text_header(&self, baseline: u64) -> String {
+    fn text_header(&self, baseline: u64, costs: Option<&Costs>) -> String {
         let params: Vec<String> = self.app_params.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let interleaving = match costs {
+            Some(c) => format!("timed, cycles per operation {c}"),
+            None => format!("policy {}", self.policy),
+        };
         format!(
-            "ordo sim {}: {} (n {}, m {}), {}\nscheduler {}, policy {}, seed {}; exact-order baseline {baseline} \
+            "ordo sim {}: {} (n {}, m {}), {}\nscheduler {}, {interleaving}, seed {}; exact-order baseline {baseline} \
              tasks; every result verified\n\
              {:>8} {:>10} {:>8} {:>10} {:>6} {:>6} {:>7} {:>8} {:>10} {:>9} {:>10} {:>8}\n",
             self.args.app,
@@ -251,7 +329,6 @@ impl Line<'_> {
             self.graph.num_edges(),
             params.join(", "),
             self.spec,
-            self.policy,
             self.args.seed,
             "vthreads",
             "tasks",
@@ -342,9 +419,92 @@ impl Line<'_> {
         put("traces", Value::Object(traces));
         put("verified", json!(true));
         put("sim_time_s", json!(sim_time_s));
+        if let Some(time) = &m.time {
+            put("costs", json!(time.costs.to_string()));
+            put("simulated_cycles", json!(time.cycles));
+            put("simulated_us", json!(time.cycles as f64 / f64::from(time.costs.microsecond)));
+            put("idle_cycles", json!(time.idle_cycles));
+            put("idle_fraction", json!(idle_fraction(time, cfg.vthreads)));
+            put("remote_data_accesses", json!(time.remote_data_accesses));
+        }
         obj.extend(checks);
         obj
     }
+}
+
+/// The share of the threads' time spent idle.
+fn idle_fraction(time: &SimTime, vthreads: usize) -> f64 {
+    let all = time.cycles as f64 * vthreads as f64;
+    if all == 0.0 {
+        0.0
+    } else {
+        time.idle_cycles as f64 / all
+    }
+}
+
+/// The simulated time of a timed run, under its row.
+fn time_row(time: &SimTime, vthreads: usize) -> String {
+    format!(
+        "{:>8} simulated {} cycles ({:.1} us), idle {:.1} %, {} remote data accesses",
+        "",
+        time.cycles,
+        time.cycles as f64 / f64::from(time.costs.microsecond),
+        100.0 * idle_fraction(time, vthreads),
+        time.remote_data_accesses
+    )
+}
+
+/// Measures the scheduler `spec` on real one-thread runs of the
+/// application on `graph`, for [`Costs::fit`]: one timed and logged (each
+/// task's cycles; logged, the operator pushes every vertex it lowers, as the
+/// simulated one does), one timed (the cycles per operation), then at least
+/// five neither; returns the fit's input and the fastest of the last in
+/// cycles (the real time the costs' level is set by).
+fn measure<A: Simulated>(
+    graph: &Arc<Graph>,
+    params: &Params,
+    spec: &SchedulerSpec,
+) -> anyhow::Result<(Measured, u64)> {
+    let prepared = Prepared::<A>::new(Arc::clone(graph), params.clone())?;
+    let strategy = Prepared::<A>::strategy(Some(&spec.to_string()))?;
+    let pool = Pool::new(1).context("cannot start the worker thread")?;
+    let run = |exec: ExecOptions| {
+        let run = prepared.run(&RunEnv { pool: &pool, exec: &exec }, &strategy)?;
+        run.stats.context("the run has no executor statistics")
+    };
+    let logged = run(ExecOptions { cycle_timing: true, log_tasks: true, ..ExecOptions::default() })?;
+    let tasks = logged
+        .task_notes
+        .iter()
+        .flatten()
+        .map(|n| MeasuredTask {
+            vertex: n.key,
+            value: n.value,
+            degree: graph.degree(n.key),
+            cycles: n.cycles,
+        })
+        .collect();
+    drop(logged);
+    let timed = run(ExecOptions { cycle_timing: true, ..ExecOptions::default() })?;
+    let cycles = timed.total.cycles.unwrap_or_default();
+    let per_us = cycles.total() as f64 / (timed.time_s * 1e6).max(1e-9);
+    // Short runs are noisy: at least 5, and at least 0.3 s of them.
+    let (mut fastest, mut spent, mut runs) = (f64::INFINITY, 0.0, 0);
+    while runs < 5 || (spent < 0.3 && runs < 100) {
+        let time_s = run(ExecOptions::default())?.time_s;
+        (fastest, spent, runs) = (fastest.min(time_s), spent + time_s, runs + 1);
+    }
+    let measured = Measured {
+        tasks,
+        stale_tasks: timed.total.stale_tasks,
+        push_cycles: cycles.enq,
+        pushes: cycles.enq_ops,
+        pop_cycles: cycles.deq,
+        pops: cycles.deq_ops,
+        task_cycles: cycles.task,
+        cycles_per_microsecond: per_us.round().clamp(1.0, f64::from(u32::MAX)) as u32,
+    };
+    Ok((measured, (fastest * 1e6 * per_us) as u64))
 }
 
 /// One text row.

@@ -163,6 +163,9 @@ fn text_report_and_errors() {
         (vec!["sssp", "--gen", ROAD, "--sched", "nope"], "unknown scheduler"),
         (vec!["sssp", "--gen", ROAD, "--source", "3000"], "source 3000: the graph has 3000 vertices"),
         (vec!["bfs", "--gen", ROAD, "--target", "3"], "target does not apply to bfs"),
+        (vec!["sssp", "--gen", ROAD, "--costs", "task=1"], "--costs `task=1`: `edge` is missing"),
+        (vec!["sssp", "--gen", ROAD, "--costs", "measured,pop=x"], "`pop=x`: not a whole number of cycles"),
+        (vec!["sssp", "--gen", ROAD, "--costs", "measuredx"], "--costs `measuredx`"),
     ] {
         let out = ordo().arg("sim").args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?} should fail");
@@ -170,6 +173,44 @@ fn text_report_and_errors() {
         assert!(stderr.contains(expect), "{args:?}: {stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "one error line: {stderr}");
     }
+}
+
+#[test]
+fn costs_count_time_in_cycles() {
+    let lines = sim_json(&[
+        "sssp",
+        "--gen",
+        ROAD,
+        "--sched",
+        "auto",
+        "--vthreads",
+        "1,2",
+        "--costs",
+        "measured,remote=300",
+    ]);
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        let costs = l["costs"].as_str().unwrap();
+        assert!(costs.contains(",remote=300,") && costs.contains("empty_pop=50"), "{costs}");
+        assert!(l["simulated_cycles"].as_u64().unwrap() > 0, "{l}");
+        assert!(l["simulated_us"].as_f64().unwrap() > 0.0, "{l}");
+        assert_eq!(l["verified"], true);
+    }
+    assert_eq!(lines[0]["remote_data_accesses"], 0, "one thread");
+    assert!(lines[1]["remote_data_accesses"].as_u64().unwrap() > 0, "two threads share labels");
+    // Given costs: the text shows the simulated time under each row (the
+    // library's tests check what it adds up to).
+    let given = "task=40,edge=10,stale=10,push=30,pop=5,empty_pop=20,remote=200,microsecond=2000";
+    let out = ordo()
+        .args(["sim", "bfs", "--gen", ROAD, "--sched", "obim", "--vthreads", "4", "--costs", given])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("timed, cycles per operation {given}")) && text.contains(" cycles ("),
+        "{text}"
+    );
 }
 
 #[test]

@@ -30,6 +30,11 @@ pub trait SimApp {
     fn initial_tasks(&self) -> Vec<(Prio, VertexId)>;
     /// Runs the task `(prio, v)`, appending the tasks it creates to `out`.
     fn execute(&mut self, prio: Prio, v: VertexId, out: &mut Vec<(Prio, VertexId)>) -> Outcome;
+    /// The vertices whose labels a task of `v` that relaxes reads: its
+    /// out-neighbours (the data accesses of [`crate::costs`]).
+    fn neighbors(&self, v: VertexId) -> &[VertexId];
+    /// The number of vertices (the size of the labels' array).
+    fn num_vertices(&self) -> usize;
 }
 
 /// Weight of edge `e`: the graph's, or 1 when unweighted (as `ordo-algos`).
@@ -60,6 +65,14 @@ impl<'g> Sssp<'g> {
 }
 
 impl SimApp for Sssp<'_> {
+    fn neighbors(&self, v: VertexId) -> &[VertexId] {
+        self.graph.neighbors(v)
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices()
+    }
+
     fn initial_tasks(&self) -> Vec<(Prio, VertexId)> {
         vec![(0, self.source)]
     }
@@ -105,6 +118,14 @@ impl<'g> Bfs<'g> {
 }
 
 impl SimApp for Bfs<'_> {
+    fn neighbors(&self, v: VertexId) -> &[VertexId] {
+        self.graph.neighbors(v)
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices()
+    }
+
     fn initial_tasks(&self) -> Vec<(Prio, VertexId)> {
         vec![(0, self.source)]
     }
@@ -155,6 +176,14 @@ impl<'g> Astar<'g> {
 }
 
 impl SimApp for Astar<'_> {
+    fn neighbors(&self, v: VertexId) -> &[VertexId] {
+        self.graph.neighbors(v)
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices()
+    }
+
     fn initial_tasks(&self) -> Vec<(Prio, VertexId)> {
         vec![(self.h[self.source as usize], self.source)]
     }

@@ -113,10 +113,10 @@ impl Coherence {
     }
 
     /// Accounts one operation of thread `t` that made `accesses`, in order;
-    /// returns whether it was a shared touch.
-    pub(crate) fn operation(&mut self, t: usize, accesses: &[Access]) -> bool {
+    /// returns its remote accesses (a shared touch when any).
+    pub(crate) fn operation(&mut self, t: usize, accesses: &[Access]) -> u64 {
         let (word, bit) = (t / 64, 1u64 << (t % 64));
-        let mut remote = false;
+        let mut remote = 0u64;
         for a in accesses {
             if a.kind == AccessKind::Retire {
                 if let Some(s) = self.slots.remove(&a.addr) {
@@ -130,7 +130,7 @@ impl Coherence {
             let writer = self.writer[s];
             if writer != NOBODY && writer != t as u32 && set[word] & bit == 0 {
                 self.stats.remote_accesses += 1;
-                remote = true;
+                remote += 1;
             }
             if a.kind == AccessKind::Write {
                 self.writer[s] = t as u32;
@@ -138,7 +138,7 @@ impl Coherence {
             }
             set[word] |= bit;
         }
-        self.stats.shared_touches += u64::from(remote);
+        self.stats.shared_touches += u64::from(remote > 0);
         remote
     }
 
@@ -160,13 +160,17 @@ mod tests {
     #[test]
     fn remote_only_after_another_threads_write_not_yet_seen() {
         let mut c = Coherence::new(130);
-        assert!(!c.operation(0, &[acc(8, Read)]), "nobody wrote it");
-        assert!(!c.operation(0, &[acc(8, Write)]));
-        assert!(!c.operation(0, &[acc(8, Read)]), "own write");
-        assert!(c.operation(129, &[acc(8, Read), acc(8, Read)]), "thread 0 wrote it");
-        assert!(!c.operation(129, &[acc(8, Read)]), "already seen since the write");
-        assert!(!c.operation(129, &[acc(8, Write)]), "seen, so the write needs no fetch");
-        assert!(c.operation(0, &[acc(8, Write)]), "thread 129 wrote it last");
+        assert_eq!(c.operation(0, &[acc(8, Read)]), 0, "nobody wrote it");
+        assert_eq!(c.operation(0, &[acc(8, Write)]), 0);
+        assert_eq!(c.operation(0, &[acc(8, Read)]), 0, "own write");
+        assert_eq!(
+            c.operation(129, &[acc(8, Read), acc(8, Read)]),
+            1,
+            "thread 0 wrote it; the second read is not remote"
+        );
+        assert_eq!(c.operation(129, &[acc(8, Read)]), 0, "already seen since the write");
+        assert_eq!(c.operation(129, &[acc(8, Write)]), 0, "seen, so the write needs no fetch");
+        assert_eq!(c.operation(0, &[acc(8, Write)]), 1, "thread 129 wrote it last");
         let s = c.stats();
         assert_eq!((s.accesses, s.remote_accesses, s.shared_touches, s.structures), (8, 2, 2, 1));
     }
@@ -175,9 +179,9 @@ mod tests {
     fn retired_structures_start_fresh() {
         let mut c = Coherence::new(2);
         c.operation(0, &[acc(16, Write)]);
-        assert!(!c.operation(1, &[acc(16, Retire), acc(16, Read)]), "a new structure at the address");
-        assert!(!c.operation(1, &[acc(24, Write)]));
-        assert!(c.operation(0, &[acc(24, Read)]));
+        assert_eq!(c.operation(1, &[acc(16, Retire), acc(16, Read)]), 0, "a new structure at the address");
+        assert_eq!(c.operation(1, &[acc(24, Write)]), 0);
+        assert_eq!(c.operation(0, &[acc(24, Read)]), 1);
         assert_eq!(c.stats().structures, 3);
     }
 }

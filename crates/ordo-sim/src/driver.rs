@@ -28,6 +28,11 @@
 //! wakes the longest-parked thread, as the executor's pushers do.
 //! [`Idle::Spin`] makes idle threads pop at every turn instead.
 //!
+//! With [`SimConfig::costs`] time counts in cycles instead ([`crate::costs`]):
+//! the thread with the earliest clock takes the turn, its operation advances
+//! its clock by what that operation costs (a task by its degree, each remote
+//! access by a line transfer), and a backoff turn costs a microsecond.
+//!
 //! Initial tasks are split into contiguous blocks, one per thread, and
 //! pushed before the first turn, as `ordo_exec::for_each` does. The run ends
 //! when no task is pending in the scheduler and no thread has children left
@@ -45,6 +50,7 @@ use ordo_sched::{
 
 use crate::app::{Outcome, SimApp};
 use crate::comm::{Coherence, CommStats};
+use crate::costs::{Costs, Meter, SimTime, STALL_CYCLES};
 use crate::policy::{Interleaver, Policy};
 use crate::rank::{self, EventLog, RankStats};
 use crate::SimError;
@@ -99,6 +105,10 @@ pub struct SimConfig {
     pub max_tasks: Option<u64>,
     /// At most this many points in the invisible-work trace.
     pub trace_points: usize,
+    /// Count time in cycles with these costs ([`crate::costs`]): the thread
+    /// with the earliest clock acts next, in place of the `policy`.
+    /// `None`: time in turns.
+    pub costs: Option<Costs>,
 }
 
 impl SimConfig {
@@ -112,6 +122,7 @@ impl SimConfig {
             idle: Idle::Backoff,
             max_tasks: None,
             trace_points: 200,
+            costs: None,
         }
     }
 }
@@ -168,6 +179,8 @@ pub struct SimMeasures {
     pub sched_counters: Vec<(&'static str, u64)>,
     /// The scheduler's global counters and traces (e.g. PMOD's lmf).
     pub sched_report: SchedReport,
+    /// The time in cycles, when the run counted them ([`SimConfig::costs`]).
+    pub time: Option<SimTime>,
 }
 
 /// Runs `app` to completion on the scheduler `spec` with `cfg.vthreads`
@@ -281,6 +294,8 @@ struct Run<'s, 'a, S: Scheduler<VertexId> + 's> {
     /// hold parks that ended since).
     parked: std::collections::VecDeque<(usize, u64)>,
     averages: TimeAverages,
+    /// With costs: what counts the cycles.
+    meter: Option<Meter>,
 }
 
 /// The invisible-work measures of a run, accounted turn by turn: running
@@ -354,6 +369,7 @@ impl TimeAverages {
 impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
     fn new(sched: &'s S, app: &'a mut dyn SimApp, cfg: &'a SimConfig, recording: &'a Recording) -> Self {
         let n = cfg.vthreads;
+        let app_vertices = app.num_vertices();
         let handles = (0..n).map(|t| sched.handle(t)).collect();
         let mut accesses = Vec::new();
         // Creating the handles is not an operation.
@@ -365,7 +381,7 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
             app,
             cfg,
             recording,
-            interleaver: Interleaver::new(cfg.policy, n, cfg.seed),
+            interleaver: Interleaver::of(cfg),
             log: EventLog::new(),
             coherence: Coherence::new(n),
             accesses,
@@ -375,6 +391,7 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
             private: PrivateTasks::default(),
             parked: std::collections::VecDeque::new(),
             averages: TimeAverages::new(),
+            meter: cfg.costs.map(|c| Meter::new(c, app_vertices, n)),
         }
     }
 
@@ -396,8 +413,10 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
         // and never parks, and a parked thread wakes within a thousand of
         // its turns; this many turns without progress means the scheduler
         // loses or hides tasks.
+        // Timed, the same in simulated cycles.
         let stall_limit = 4 * MAX_PARK_TURNS * n as u64 + 100_000;
         let mut since_progress = 0u64;
+        let mut progress_clock = 0u64;
         while self.pending + self.queued > 0 {
             let t = self.interleaver.next_thread();
             self.m.turns += 1;
@@ -405,22 +424,37 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
             let progressed = if vt.wait > 0 {
                 vt.wait -= 1;
                 vt.parked &= vt.wait > 0;
+                if let (Some(meter), Some(clocks)) = (&self.meter, self.interleaver.clocks()) {
+                    clocks.charge_idle(u64::from(meter.costs.microsecond));
+                }
                 false
             } else {
-                let progressed = self.step(t);
-                self.end_operation(t, spec)?;
+                let cycles = self.step(t);
+                let remote = self.end_operation(t, spec)?;
                 self.m.steps += 1;
-                progressed
+                if let (Some(meter), Some(clocks)) = (&self.meter, self.interleaver.clocks()) {
+                    match cycles {
+                        Some(c) => clocks.charge(c + meter.remote(remote)),
+                        None => clocks.charge_idle(u64::from(meter.costs.empty_pop) + meter.remote(remote)),
+                    }
+                }
+                cycles.is_some()
             };
             self.account_time();
+            let timed_stall = self.interleaver.clocks().map(|c| c.now().saturating_sub(progress_clock));
             if progressed {
                 since_progress = 0;
+                progress_clock = self.interleaver.clocks().map_or(0, |c| c.now());
                 if self.cfg.max_tasks.is_some_and(|max| self.m.tasks > max) {
                     return Err(SimError::Budget { scheduler: spec.to_string(), tasks: self.m.tasks });
                 }
             } else {
                 since_progress += 1;
-                if since_progress > stall_limit {
+                let stalled = match timed_stall {
+                    Some(cycles) => cycles > STALL_CYCLES,
+                    None => since_progress > stall_limit,
+                };
+                if stalled {
                     return Err(SimError::Stalled {
                         scheduler: spec.to_string(),
                         turns: since_progress,
@@ -458,15 +492,17 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
         }
     }
 
-    /// One operation of thread `t`; whether it pushed or popped a task.
-    fn step(&mut self, t: usize) -> bool {
+    /// One operation of thread `t`: `Some` when it pushed or popped a task,
+    /// with its cycles when the run counts them (else 0), `None` when it
+    /// found nothing.
+    fn step(&mut self, t: usize) -> Option<u64> {
         let vt = &mut self.threads[t];
         if vt.next < vt.children.len() {
             let (p, v) = vt.children[vt.next];
             vt.next += 1;
             self.queued -= 1;
             self.push(t, p, v);
-            return true;
+            return Some(self.meter.as_ref().map_or(0, |m| u64::from(m.costs.push)));
         }
         let vt = &mut self.threads[t];
         match self.handles[t].pop() {
@@ -479,11 +515,10 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
                 vt.failures = 0;
                 vt.children.clear();
                 vt.next = 0;
-                if self.app.execute(p, v, &mut vt.children) == Outcome::Stale {
-                    self.m.stale_tasks += 1;
-                }
+                let ran = self.app.execute(p, v, &mut vt.children) == Outcome::Ran;
+                self.m.stale_tasks += u64::from(!ran);
                 self.queued += vt.children.len() as u64;
-                true
+                Some(self.meter.as_mut().map_or(0, |m| m.task(&*self.app, t, v, ran, &vt.children)))
             }
             None => {
                 self.m.empty_pops += 1;
@@ -506,15 +541,16 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
                         }
                     }
                 }
-                false
+                None
             }
         }
     }
 
-    /// Accounts the accesses and private tasks after an operation of `t`.
-    fn end_operation(&mut self, t: usize, spec: &str) -> Result<(), SimError> {
+    /// Accounts the accesses and private tasks after an operation of `t`;
+    /// the operation's remote accesses.
+    fn end_operation(&mut self, t: usize, spec: &str) -> Result<u64, SimError> {
         self.recording.drain_into(&mut self.accesses);
-        self.coherence.operation(t, &self.accesses);
+        let remote = self.coherence.operation(t, &self.accesses);
         self.accesses.clear();
         // Only a handle's own operations change its private tasks.
         let now = self.handles[t].private_tasks();
@@ -528,7 +564,7 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
                 self.pending
             )));
         }
-        Ok(())
+        Ok(remote)
     }
 
     /// Accounts one turn in the time averages and the trace.
@@ -552,6 +588,9 @@ impl<'s, 'a, S: Scheduler<VertexId>> Run<'s, 'a, S> {
         self.m.sched_counters = counters;
         self.m.comm = self.coherence.stats();
         self.m.rank = RankStats::of(&rank::ranks(&self.log));
+        if let (Some(meter), Some(clocks)) = (&self.meter, self.interleaver.clocks()) {
+            self.m.time = Some(meter.time(clocks));
+        }
         // Dropping the handles may publish nothing (every task ran) but is
         // not an operation of the run.
         drop(self.handles);

@@ -6,6 +6,9 @@ pub enum SimError {
     /// A bad interleaving policy string.
     #[error("--policy {0}")]
     Policy(String),
+    /// Bad costs per operation ([`crate::Costs`]).
+    #[error("costs {0}")]
+    Costs(String),
     /// A bad configuration (no thread, nested simulation).
     #[error("simulation: {0}")]
     Config(String),

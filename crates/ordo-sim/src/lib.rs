@@ -38,6 +38,10 @@
 //! - **communication**: operations that touch a shared structure written by
 //!   another virtual thread since this one last touched it, from the
 //!   schedulers' probes ([`ordo_sched::probe`], model in [`comm`]).
+//! - **time**: turns per thread, or, with [`SimConfig::costs`], cycles: each
+//!   operation costs what it costs on a real core (fitted on a real
+//!   one-thread run), remote accesses included, the threads ordered by
+//!   their clocks ([`costs`]). Only cycles compare execution modes.
 //!
 //! # Exactness and determinism
 //! The operators are those of `ordo-algos` run sequentially ([`app`]), so
@@ -68,6 +72,7 @@
 pub mod app;
 pub mod apps;
 pub mod comm;
+pub mod costs;
 pub mod driver;
 mod error;
 pub mod policy;
@@ -83,6 +88,7 @@ use ordo_sched::SchedulerSpec;
 pub use app::SimApp;
 pub use apps::Simulated;
 pub use comm::CommStats;
+pub use costs::{Costs, Measured, MeasuredTask, SimTime};
 pub use driver::{simulate, simulate_on, Idle, InvisibleStats, SimConfig, SimMeasures};
 pub use error::SimError;
 pub use policy::Policy;

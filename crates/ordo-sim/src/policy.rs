@@ -18,6 +18,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::costs::Clocks;
 use crate::rng::SplitMix64;
 use crate::SimError;
 
@@ -83,7 +84,9 @@ impl fmt::Display for Policy {
     }
 }
 
-/// Draws the virtual thread of each step.
+/// Draws the virtual thread of each step: by the policy, or, when the
+/// simulation counts cycles, the thread whose clock is earliest
+/// ([`crate::costs`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Interleaver {
     threads: usize,
@@ -92,6 +95,7 @@ pub(crate) struct Interleaver {
     /// Skewed: cumulative probabilities, last one 1.
     cumulative: Vec<f64>,
     policy: Policy,
+    clocks: Option<Clocks>,
 }
 
 impl Interleaver {
@@ -101,11 +105,29 @@ impl Interleaver {
             Policy::Skewed { gamma } => skewed_cumulative(threads, gamma),
             _ => Vec::new(),
         };
-        Interleaver { threads, next: 0, rng: SplitMix64::new(seed), cumulative, policy }
+        Interleaver { threads, next: 0, rng: SplitMix64::new(seed), cumulative, policy, clocks: None }
+    }
+
+    /// The interleaving `cfg` asks for: by clocks when it counts cycles,
+    /// else by its policy.
+    pub(crate) fn of(cfg: &crate::SimConfig) -> Self {
+        let mut i = Interleaver::new(cfg.policy, cfg.vthreads, cfg.seed);
+        if cfg.costs.is_some() {
+            i.clocks = Some(Clocks::new(cfg.vthreads));
+        }
+        i
+    }
+
+    /// The clocks, when the interleaving follows them.
+    pub(crate) fn clocks(&mut self) -> Option<&mut Clocks> {
+        self.clocks.as_mut()
     }
 
     /// The thread of the next step.
     pub(crate) fn next_thread(&mut self) -> usize {
+        if let Some(clocks) = &mut self.clocks {
+            return clocks.next_thread();
+        }
         match self.policy {
             Policy::RoundRobin => {
                 let t = self.next;

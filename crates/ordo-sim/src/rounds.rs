@@ -31,8 +31,11 @@
 //! executor's lone worker does.
 //!
 //! A turn is one operation, as in the pop-loop driver (a task, a push, or
-//! an idle look), so simulated times compare across schedulers; the
-//! barrier, the piles' locks and the decision take no turn. The measures
+//! an idle look); the barrier, the piles' locks and the decision take no
+//! turn. Turns do not compare with the pop-loop driver's as times (a pop of
+//! the own buckets costs a few cycles, one of a shared scheduler tens to
+//! hundreds): with [`crate::SimConfig::costs`] each turn costs its
+//! operations' cycles instead ([`crate::costs`]), which do. The measures
 //! are those of the pop-loop driver ([`SimMeasures`]): work increase and
 //! rank error; every task in a thread's buckets or batch counts as private
 //! and unpublished (only the piles are visible to the others); the
@@ -48,6 +51,7 @@ use ordo_sched::{Prio, SchedReport, Trace};
 
 use crate::app::{Outcome, SimApp};
 use crate::comm::Coherence;
+use crate::costs::{Meter, STALL_CYCLES};
 use crate::driver::{SimConfig, SimMeasures, TimeAverages};
 use crate::policy::Interleaver;
 use crate::rank::{self, EventLog, RankStats};
@@ -138,6 +142,11 @@ struct Rounds<'a> {
     in_piles: u64,
     /// Children produced and not pushed yet, over all threads.
     unpushed: u64,
+    /// With costs: what counts the cycles, and the cycles of the turn in
+    /// progress (`None` while it made no progress).
+    meter: Option<Meter>,
+    turn_cycles: Option<u64>,
+    progress_clock: u64,
 }
 
 /// Runs `app` to completion under `auto`'s rounds configured by `rounds`,
@@ -162,6 +171,7 @@ pub fn simulate_rounds(
     let rounds = if rounds.adapt { rounds.covering(initial.iter().map(|&(p, _)| p)) } else { rounds };
     let n = cfg.vthreads;
     let controller = rounds.controller(n);
+    let meter = cfg.costs.map(|c| Meter::new(c, app.num_vertices(), n));
     let mut run = Rounds {
         app,
         cfg,
@@ -192,7 +202,7 @@ pub fn simulate_rounds(
         fusion_limit: rounds.fusion_limit(),
         waiting: 0,
         done: false,
-        interleaver: Interleaver::new(cfg.policy, n, cfg.seed),
+        interleaver: Interleaver::of(cfg),
         log: EventLog::new(),
         coherence: Coherence::new(n),
         accesses: Vec::new(),
@@ -202,6 +212,9 @@ pub fn simulate_rounds(
         private: 0,
         in_piles: 0,
         unpushed: 0,
+        meter,
+        turn_cycles: None,
+        progress_clock: 0,
     };
     // Initial tasks: contiguous blocks, one per thread (ordo_exec::for_each).
     let (base, extra) = (initial.len() / n, initial.len() % n);
@@ -211,6 +224,8 @@ pub fn simulate_rounds(
             run.push(t, p, v);
         }
     }
+    // Pushing the initial tasks is not an operation of the run.
+    run.turn_cycles = None;
     if n == 1 {
         run.run_alone()?;
     } else {
@@ -225,6 +240,15 @@ impl Rounds<'_> {
         self.log.push(p);
         self.private += 1;
         self.m.pushes += 1;
+        self.spend(|m| u64::from(m.costs.push));
+    }
+
+    /// Adds the cycles `cost` gives to the turn in progress, when the run
+    /// counts them.
+    fn spend(&mut self, cost: impl FnOnce(&Meter) -> u64) {
+        if let Some(meter) = &self.meter {
+            *self.turn_cycles.get_or_insert(0) += cost(meter);
+        }
     }
 
     /// Runs one task on thread `t`; its children are pushed one per turn
@@ -237,10 +261,13 @@ impl Rounds<'_> {
         vt.tasks += 1;
         vt.children.clear();
         vt.next_child = 0;
-        if self.app.execute(p, v, &mut vt.children) == Outcome::Stale {
-            self.m.stale_tasks += 1;
-        }
+        let ran = self.app.execute(p, v, &mut vt.children) == Outcome::Ran;
+        self.m.stale_tasks += u64::from(!ran);
         self.unpushed += vt.children.len() as u64;
+        if let Some(meter) = &mut self.meter {
+            let cycles = meter.task(&*self.app, t, v, ran, &self.threads[t].children);
+            *self.turn_cycles.get_or_insert(0) += cycles;
+        }
     }
 
     /// Pushes the next child of `t`'s last task, if one is left.
@@ -258,8 +285,22 @@ impl Rounds<'_> {
     fn end_turn(&mut self, t: usize, progress: bool, since_progress: &mut u64) -> Result<(), SimError> {
         self.m.turns += 1;
         self.m.steps += 1;
-        self.coherence.operation(t, &self.accesses);
+        let remote = self.coherence.operation(t, &self.accesses);
         self.accesses.clear();
+        let turn = self.turn_cycles.take();
+        let mut stalled_cycles = None;
+        if let (Some(meter), Some(clocks)) = (&self.meter, self.interleaver.clocks()) {
+            let remote = meter.remote(remote);
+            match turn {
+                Some(cycles) if progress => clocks.charge(cycles + remote),
+                // A turn that found nothing: one look for work.
+                _ => clocks.charge_idle(turn.unwrap_or(0) + u64::from(meter.costs.empty_pop) + remote),
+            }
+            if progress {
+                self.progress_clock = clocks.now();
+            }
+            stalled_cycles = Some(clocks.now().saturating_sub(self.progress_clock));
+        }
         let pending = self.private + self.in_piles;
         self.averages.account(&mut self.m, self.private, self.private, pending, self.cfg.trace_points);
         if progress {
@@ -271,9 +312,13 @@ impl Rounds<'_> {
             self.m.empty_pops += 1;
             *since_progress += 1;
             // Every turn of a working thread runs a task, and a round ends
-            // once every thread has found nothing: idle turns in a row mean
-            // the model lost track of a task.
-            if *since_progress > 1_000 * self.threads.len() as u64 + 100_000 {
+            // once every thread has found nothing: idle turns in a row (or,
+            // timed, idle cycles) mean the model lost track of a task.
+            let stalled = match stalled_cycles {
+                Some(cycles) => cycles > STALL_CYCLES,
+                None => *since_progress > 1_000 * self.threads.len() as u64 + 100_000,
+            };
+            if stalled {
                 return Err(SimError::Stalled {
                     scheduler: self.spec.clone(),
                     turns: *since_progress,
@@ -288,6 +333,8 @@ impl Rounds<'_> {
     /// One thread: bucket after bucket, each bucket batch by batch, the
     /// controller seeing one round per bucket key.
     fn run_alone(&mut self) -> Result<(), SimError> {
+        // The lone thread acts at every turn (and its clock counts them).
+        self.interleaver.next_thread();
         let mut since_progress = 0;
         let mut key = None;
         loop {
@@ -602,6 +649,9 @@ impl Rounds<'_> {
         };
         self.m.comm = self.coherence.stats();
         self.m.rank = RankStats::of(&rank::ranks(&self.log));
+        if let (Some(meter), Some(clocks)) = (&self.meter, self.interleaver.clocks()) {
+            self.m.time = Some(meter.time(clocks));
+        }
         self.m
     }
 }

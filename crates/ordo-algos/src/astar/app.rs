@@ -94,7 +94,9 @@ impl Algorithm for Astar {
         } else {
             Vec::new()
         };
-        stats.task_notes = Vec::new();
+        if !env.exec.log_tasks {
+            stats.task_notes = Vec::new();
+        }
         let metrics = Fields::from([
             // `target` is among the parameters (one JSON key, not two).
             ("distance".to_string(), result.distance.map_or(json!("unreachable"), |d| json!(d))),

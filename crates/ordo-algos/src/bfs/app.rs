@@ -55,7 +55,7 @@ impl Algorithm for Bfs {
     fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<Vec<u32>>, AppError> {
         let opts = with_task_log(env.exec, self.classify);
         let (values, stats) = super::bfs(env.pool, spec, &self.graph, self.source, &opts)?;
-        Ok(path_run(values, stats, self.classify))
+        Ok(path_run(values, stats, self.classify, env.exec.log_tasks))
     }
 
     fn reference(&self) -> Result<RefRun<Vec<u32>>, AppError> {

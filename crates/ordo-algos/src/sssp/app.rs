@@ -60,7 +60,7 @@ impl Algorithm for Sssp {
     fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<Vec<u64>>, AppError> {
         let opts = with_task_log(env.exec, self.classify);
         let (values, stats) = super::sssp(env.pool, spec, &self.graph, self.source, &opts)?;
-        Ok(path_run(values, stats, self.classify))
+        Ok(path_run(values, stats, self.classify, env.exec.log_tasks))
     }
 
     fn reference(&self) -> Result<RefRun<Vec<u64>>, AppError> {
@@ -77,9 +77,9 @@ impl Algorithm for Sssp {
 }
 
 /// The executor options of a run: the caller's, with task notes when
-/// classifying work.
+/// classifying work (or when the caller asked for them).
 pub(crate) fn with_task_log(opts: &ExecOptions, classify: bool) -> ExecOptions {
-    ExecOptions { log_tasks: classify, ..opts.clone() }
+    ExecOptions { log_tasks: classify || opts.log_tasks, ..opts.clone() }
 }
 
 /// The run of a path application that produced `values`: checksums
@@ -87,14 +87,22 @@ pub(crate) fn with_task_log(opts: &ExecOptions, classify: bool) -> ExecOptions {
 /// vertices reached: Dijkstra and queue BFS settle each once), and with
 /// `classify` the good / useless split (a task is good when it ran with its
 /// vertex's final value, first such execution; see [`work_split`]). The task
-/// notes are dropped once classified, so repeated runs do not keep them.
-pub(crate) fn path_run<L: Label>(values: Vec<L>, mut stats: RunStats, classify: bool) -> Run<Vec<L>> {
+/// notes are dropped once classified, so repeated runs do not keep them,
+/// unless the caller's options asked for them (`keep_notes`).
+pub(crate) fn path_run<L: Label>(
+    values: Vec<L>,
+    mut stats: RunStats,
+    classify: bool,
+    keep_notes: bool,
+) -> Run<Vec<L>> {
     let split = if classify {
         work_split::classify_per_thread(&stats.task_notes, |v| values[v as usize].to_u64())
     } else {
         Vec::new()
     };
-    stats.task_notes = Vec::new();
+    if !keep_notes {
+        stats.task_notes = Vec::new();
+    }
     let s = verify::summarize(&values);
     let metrics = Fields::from([
         ("reached".to_string(), json!(s.reached)),

@@ -299,7 +299,9 @@ impl Line<'_> {
         put("rep", json!(0));
         put("threads", json!(cfg.vthreads));
         put("vthreads", json!(cfg.vthreads));
-        put("policy", json!(self.policy.to_string()));
+        // Timed runs follow the clocks, not the policy.
+        let policy = if cfg.costs.is_some() { "timed".to_string() } else { self.policy.to_string() };
+        put("policy", json!(policy));
         put("seed", json!(cfg.seed));
         put("idle", json!(self.args.idle));
         put("sockets", json!(Topology::detect(cfg.vthreads).ok().map(|t| t.num_sockets())));

@@ -256,6 +256,15 @@ fn ordo_plot_draws_simulated_records_next_to_measured_ones() {
         assert!(out.status.success());
         text.push_str(&String::from_utf8(out.stdout).unwrap());
     }
+    // Runs timed in cycles get their speedup figure.
+    let costs = "task=40,edge=10,stale=10,push=30,pop=5,empty_pop=20,remote=200,microsecond=2000";
+    let out = ordo()
+        .args(["sim", "sssp", "--gen", "road:n=800,seed=1", "--sched", "auto", "--vthreads", "1,4", "--json"])
+        .args(["--costs", costs])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    text.push_str(&String::from_utf8(out.stdout).unwrap());
     // A measured run in the same file keeps its plots.
     let out = ordo()
         .args(["run", "sssp", "--gen", "road:n=800,seed=1", "--json", "--threads", "1", "--verify"])
@@ -268,10 +277,12 @@ fn ordo_plot_draws_simulated_records_next_to_measured_ones() {
     let out = ordo().arg("plot").arg(dir.path()).args(["--format", "png"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("1 runs, 6 simulated"), "{stdout}");
+    assert!(stdout.contains("1 runs, 8 simulated"), "{stdout}");
     let plots = dir.path().join("plots");
     let index = std::fs::read_to_string(plots.join("index.md")).unwrap();
-    for kind in ["sim-work-sssp", "sim-rank-sssp", "sim-invisible-sssp", "work-sssp-road800"] {
+    for kind in
+        ["sim-work-sssp", "sim-rank-sssp", "sim-invisible-sssp", "sim-speedup-sssp", "work-sssp-road800"]
+    {
         let stem = index
             .lines()
             .find_map(|l| {

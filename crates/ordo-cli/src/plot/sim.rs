@@ -7,7 +7,10 @@
 //! - `sim-rank-<app>-<input>-<policy>`: mean rank (solid) and 99th
 //!   percentile (dashed, same colour) of the popped tasks;
 //! - `sim-invisible-<app>-<input>-<policy>`: the mean fraction of the
-//!   pending tasks that sit unpublished in private buffers (PMOD paper O2).
+//!   pending tasks that sit unpublished in private buffers (PMOD paper O2);
+//! - `sim-speedup-<app>-<input>-timed`: for runs timed in cycles (`ordo sim
+//!   --costs`, policy `timed`), the simulated time of one virtual thread
+//!   over that of N, per spec with a one-thread run.
 //!
 //! Several records of one (spec, virtual threads) — e.g. several seeds —
 //! are reduced to their median. `sim.md` lists the same medians as tables.
@@ -42,6 +45,8 @@ struct SimRun {
     rank_p99: f64,
     unpublished_fraction: Option<f64>,
     touches_per_task: Option<f64>,
+    /// Simulated time in microseconds, for runs timed in cycles.
+    simulated_us: Option<f64>,
 }
 
 fn parse(obj: &Map<String, Value>) -> anyhow::Result<SimRun> {
@@ -71,6 +76,7 @@ fn parse(obj: &Map<String, Value>) -> anyhow::Result<SimRun> {
         rank_p99: num("rank_p99")?,
         unpublished_fraction: num("unpublished_fraction_mean").ok(),
         touches_per_task: num("shared_touches_per_task").ok(),
+        simulated_us: num("simulated_us").ok(),
     })
 }
 
@@ -159,10 +165,18 @@ pub(super) fn write(runs_path: &Path, out: &Path, formats: &[Format]) -> anyhow:
         }
         let invisible: Vec<Line> =
             series(&group, |r| r.unpublished_fraction).into_iter().enumerate().map(solid).collect();
+        let speedup: Vec<Line> =
+            speedups(series(&group, |r| r.simulated_us)).into_iter().enumerate().map(solid).collect();
         let figures = [
             ("sim-work", "work increase", "tasks / tasks of the exact-order baseline", work),
             ("sim-rank", "rank of popped tasks", "rank (solid: mean; dashed: 99th percentile)", rank),
             ("sim-invisible", "unpublished work", "mean fraction of pending tasks unpublished", invisible),
+            (
+                "sim-speedup",
+                "speedup in simulated cycles",
+                "simulated time of 1 virtual thread / of N",
+                speedup,
+            ),
         ];
         for (kind, title, y_label, lines) in figures {
             if lines.is_empty() {
@@ -183,6 +197,19 @@ pub(super) fn write(runs_path: &Path, out: &Path, formats: &[Format]) -> anyhow:
     Ok(written)
 }
 
+/// Each series of times as speedups over its one-thread point (`x` = 0 on
+/// the log2 axis); a series without one is left out.
+fn speedups(times: Vec<(String, Vec<(f64, f64)>)>) -> Vec<(String, Vec<(f64, f64)>)> {
+    times
+        .into_iter()
+        .filter_map(|(spec, points)| {
+            let alone = points.iter().find(|p| p.0 == 0.0).map(|p| p.1).filter(|&t| t > 0.0)?;
+            let s = points.iter().filter(|p| p.1 > 0.0).map(|&(x, t)| (x, alone / t)).collect();
+            Some((spec, s))
+        })
+        .collect()
+}
+
 /// The medians of every (app, input, policy, spec, virtual threads) as
 /// Markdown tables, one per (app, input, policy).
 fn markdown(runs: &[SimRun]) -> String {
@@ -195,12 +222,13 @@ fn markdown(runs: &[SimRun]) -> String {
         "# Simulated runs (`ordo sim`)\n\nMedians over the records of each configuration. `work` = tasks / \
          exact-order baseline; ranks count the pending tasks strictly more urgent than the popped one; \
          `unpublished` = mean fraction of the pending tasks in private unpublished buffers; `touches/task` \
-         = operations touching a structure another virtual thread wrote, per task.\n",
+         = operations touching a structure another virtual thread wrote, per task; `sim µs` = simulated \
+         time, for runs timed in cycles (policy `timed`).\n",
     );
     for ((app, input, policy), group) in groups {
         s.push_str(&format!(
             "\n## {app} on `{input}`, {policy}\n\n| scheduler | vthreads | work | rank mean | rank p99 | \
-             unpublished | touches/task |\n|---|---:|---:|---:|---:|---:|---:|\n"
+             unpublished | touches/task | sim µs |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
         ));
         let mut keys: Vec<(&str, u64)> = Vec::new();
         for r in &group {
@@ -212,12 +240,13 @@ fn markdown(runs: &[SimRun]) -> String {
             let of: Vec<&&SimRun> = group.iter().filter(|r| r.spec == spec && r.vthreads == t).collect();
             let med = |f: &dyn Fn(&SimRun) -> Option<f64>| median(of.iter().filter_map(|r| f(r)));
             s.push_str(&format!(
-                "| `{spec}` | {t} | {} | {} | {} | {} | {} |\n",
+                "| `{spec}` | {t} | {} | {} | {} | {} | {} | {} |\n",
                 cell(med(&|r| Some(r.work_increase))),
                 cell(med(&|r| Some(r.rank_mean))),
                 cell(med(&|r| Some(r.rank_p99))),
                 cell(med(&|r| r.unpublished_fraction)),
                 cell(med(&|r| r.touches_per_task)),
+                med(&|r| r.simulated_us).map_or("–".to_string(), |v| format!("{v:.1}")),
             ));
         }
     }
@@ -240,7 +269,32 @@ mod tests {
             rank_p99: 0.0,
             unpublished_fraction: None,
             touches_per_task: None,
+            simulated_us: None,
         }
+    }
+
+    #[test]
+    fn timed_runs_give_speedups_over_one_thread() {
+        let timed = |spec: &str, t: u64, us: f64| SimRun { simulated_us: Some(us), ..run(spec, t, 1.0) };
+        let runs = [
+            timed("auto", 1, 100.0),
+            timed("auto", 2, 60.0),
+            timed("auto", 2, 40.0),
+            timed("auto", 2, 50.0),
+            timed("mq", 4, 9.0),
+        ];
+        let refs: Vec<&SimRun> = runs.iter().collect();
+        // Medians first (50 µs at 2), then over the one-thread time; `mq`
+        // has no one-thread run.
+        assert_eq!(
+            speedups(series(&refs, |r| r.simulated_us)),
+            vec![("auto".to_string(), vec![(0.0, 1.0), (1.0, 2.0)])]
+        );
+        assert!(
+            markdown(&runs).contains("| `auto` | 2 | 1.000 | 0.000 | 0.000 | – | – | 50.0 |"),
+            "{}",
+            markdown(&runs)
+        );
     }
 
     #[test]

@@ -15,8 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use ordo_algos::app::RunEnv;
-use ordo_algos::app::{Fields, Params, Prepared};
+use ordo_algos::app::{Fields, Params, Prepared, RunEnv};
 use ordo_algos::astar::app::Astar;
 use ordo_algos::bfs::app::Bfs;
 use ordo_algos::sssp::app::Sssp;
@@ -147,6 +146,10 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
     }
     // `measured[,overrides]`, or every cost given (checked now).
     let costs_text = args.costs.as_deref().map(str::trim);
+    anyhow::ensure!(
+        costs_text.is_none() || policy == Policy::RoundRobin,
+        "--policy {policy} does not apply with --costs: timed threads act in the order of their clocks"
+    );
     let measured_overrides = costs_text
         .and_then(|t| t.strip_prefix("measured"))
         .filter(|rest| rest.is_empty() || rest.starts_with(','))
@@ -179,28 +182,11 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
     let idle = if args.idle == "spin" { Idle::Spin } else { Idle::Backoff };
     let costs = match measured_overrides {
         None => given_costs,
-        Some(overrides) => Some({
-            {
-                let (measured, real_cycles) = measure::<A>(&graph, &input_params, &spec)
-                    .context("--costs measured: the one-thread runs to measure")?;
-                let fitted = Costs::fit(&measured, DEFAULT_REMOTE_CYCLES, DEFAULT_EMPTY_POP_CYCLES)?;
-                // The level: one simulated thread takes the real run's time.
-                let alone = SimConfig { costs: Some(fitted), ..SimConfig::new(1) };
-                let simulated =
-                    prepared.app().simulate(&graph, &spec, &alone)?.measures.time.map_or(0, |t| t.cycles);
-                let factor = real_cycles as f64 / simulated.max(1) as f64;
-                console::note!(
-                    "--costs measured: {:.2} ms on one real thread, {:.2} ms simulated with the cycles timed per \
-                     operation: operations scaled by {factor:.3}",
-                    real_cycles as f64 / f64::from(fitted.microsecond) / 1e3,
-                    simulated as f64 / f64::from(fitted.microsecond) / 1e3,
-                );
-                fitted
-                    .scale_operations(factor)
-                    .with_overrides(overrides)
-                    .map_err(|e| anyhow::anyhow!("--{e}"))?
-            }
-        }),
+        Some(overrides) => Some(
+            measured_costs(&prepared, &graph, &input_params, &spec)?
+                .with_overrides(overrides)
+                .map_err(|e| anyhow::anyhow!("--{e}"))?,
+        ),
     };
     let max_tasks = args.max_work_increase.map(|x| (x * baseline.max(1) as f64).ceil() as u64);
     let machine = serde_json::to_value(record::Machine::detect())?;
@@ -454,6 +440,31 @@ fn time_row(time: &SimTime, vthreads: usize) -> String {
         100.0 * idle_fraction(time, vthreads),
         time.remote_data_accesses
     )
+}
+
+/// `--costs measured`: the costs fitted on real one-thread runs of `spec`
+/// ([`measure`], [`Costs::fit`]), their operations scaled so that one
+/// simulated thread takes the real run's time (timing every operation
+/// inflates them, and the simulated operator does not follow chains inline).
+fn measured_costs<A: Simulated>(
+    prepared: &Prepared<A>,
+    graph: &Arc<Graph>,
+    params: &Params,
+    spec: &SchedulerSpec,
+) -> anyhow::Result<Costs> {
+    let (measured, real_cycles) =
+        measure::<A>(graph, params, spec).context("--costs measured: the one-thread runs to measure")?;
+    let fitted = Costs::fit(&measured, DEFAULT_REMOTE_CYCLES, DEFAULT_EMPTY_POP_CYCLES)?;
+    let alone = SimConfig { costs: Some(fitted), ..SimConfig::new(1) };
+    let simulated = prepared.app().simulate(graph, spec, &alone)?.measures.time.map_or(0, |t| t.cycles);
+    let factor = real_cycles as f64 / simulated.max(1) as f64;
+    console::note!(
+        "--costs measured: {:.2} ms on one real thread, {:.2} ms simulated with the cycles timed per operation: \
+         operations scaled by {factor:.3}",
+        real_cycles as f64 / f64::from(fitted.microsecond) / 1e3,
+        simulated as f64 / f64::from(fitted.microsecond) / 1e3,
+    );
+    Ok(fitted.scale_operations(factor))
 }
 
 /// Measures the scheduler `spec` on real one-thread runs of the

@@ -166,6 +166,10 @@ fn text_report_and_errors() {
         (vec!["sssp", "--gen", ROAD, "--costs", "task=1"], "--costs `task=1`: `edge` is missing"),
         (vec!["sssp", "--gen", ROAD, "--costs", "measured,pop=x"], "`pop=x`: not a whole number of cycles"),
         (vec!["sssp", "--gen", ROAD, "--costs", "measuredx"], "--costs `measuredx`"),
+        (
+            vec!["sssp", "--gen", ROAD, "--costs", "measured", "--policy", "random"],
+            "--policy random does not apply",
+        ),
     ] {
         let out = ordo().arg("sim").args(&args).output().unwrap();
         assert!(!out.status.success(), "{args:?} should fail");

@@ -213,7 +213,7 @@ impl Costs {
     /// A run without tasks, pushes or pops; costs out of range.
     pub fn fit(m: &Measured, remote: u32, empty_pop: u32) -> Result<Costs, SimError> {
         if m.tasks.is_empty() || m.pushes == 0 || m.pops == 0 {
-            return Err(SimError::Config("cannot fit costs on a run without tasks".into()));
+            return Err(SimError::Costs("cannot be fitted on a run without tasks, pushes or pops".into()));
         }
         let cycles = |x: f64| x.round().clamp(0.0, f64::from(u32::MAX)) as u32;
         // The final value of each vertex is the smallest it was scheduled with.
@@ -267,16 +267,18 @@ impl Costs {
             let k = m.task_cycles as f64 / shape_total;
             (task, edge, stale) = (task * k, edge * k, stale * k);
         }
-        let list = format!(
-            "task={},edge={},stale={},push={},pop={},empty_pop={empty_pop},remote={remote},microsecond={}",
-            cycles(task),
-            cycles(edge),
-            cycles(stale).max(1),
-            cycles(push),
-            cycles(pop),
-            m.cycles_per_microsecond
-        );
-        list.parse()
+        let fitted = Costs {
+            task: cycles(task),
+            edge: cycles(edge),
+            stale: cycles(stale).max(1),
+            push: cycles(push),
+            pop: cycles(pop),
+            empty_pop,
+            remote,
+            microsecond: m.cycles_per_microsecond,
+        };
+        // No override: only the check that idle threads advance their clocks.
+        fitted.with_overrides("")
     }
 
     /// The costs with every operation's (`task`, `edge`, `stale`, `push`,

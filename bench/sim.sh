@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The simulated scheduler comparison (`ordo sim`): every scheduler at 1 to 256
 # virtual threads, SSSP on the road-like graph and on R-MAT, plus MQ's queue
-# count at 64 threads. The simulator is deterministic, so these are measures,
-# not timings: the sweep may run on a busy machine, and a rerun gives the same
-# numbers (the fields `sim_time_s`, `timestamp`, `peak_rss_bytes` aside).
+# count at 64 threads, and the time in cycles of five of them. The simulator is
+# deterministic, so these are measures, not timings: the sweep may run on a
+# busy machine, and a rerun gives the same numbers (the fields `sim_time_s`,
+# `timestamp`, `peak_rss_bytes` aside), except the timed runs, whose costs are
+# measured on this machine first (run those on an idle one).
 #
 #   bench/sim.sh [ORDO] [OUT_DIR]       # default target/release/ordo results/sim
-#   target/release/ordo plot OUT_DIR    # sim-work/-rank/-invisible figures and plots/sim.md
+#   target/release/ordo plot OUT_DIR    # sim-work/-rank/-invisible/-speedup figures, plots/sim.md
 #
 # Sizes keep the whole sweep near 20 minutes on one core of this machine; a
 # run whose work increase passes MAX_WORK (default 50) is stopped and recorded
@@ -51,5 +53,11 @@ for policy in random skewed:gamma=0.5; do
   for sched in mq smq; do
     run sssp --gen "$ROAD" --sched "$sched" --vthreads 64,256 --policy "$policy"
   done
+done
+# Time in cycles (policy `timed`, the sim-speedup figures): each operation at
+# what it costs on this machine, measured first on real one-thread runs, so
+# these records depend on the machine and on its load while they measure.
+for sched in auto auto:mode=async mq smq obim:delta=14; do
+  run sssp --gen "$ROAD" --sched "$sched" --vthreads "$VTHREADS" --costs measured
 done
 echo "$(wc -l < "$RUNS") records in $RUNS, $failed invocations with failures, $(( $(date +%s) - start )) s" >&2

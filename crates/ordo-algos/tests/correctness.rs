@@ -350,7 +350,8 @@ fn auto_with_other_keys_per_round_equals_the_references() {
     let opts = ExecOptions::default();
     for threads in [2, 4] {
         let pool = Pool::new(threads).unwrap();
-        for spec in ["auto:keys=1", "auto:keys=4", "auto:keys=64"] {
+        // `round=256,keys=16`: BFS under `auto` before its rounds were sized for levels.
+        for spec in ["auto:keys=1", "auto:keys=4", "auto:keys=64", "auto:round=256,keys=16"] {
             let spec: SchedulerSpec = spec.parse().unwrap();
             for c in inputs(Size::Reduced) {
                 let what = format!("{} on {spec} with {threads} threads", c.name);
@@ -369,6 +370,29 @@ fn auto_with_other_keys_per_round_equals_the_references() {
             }
         }
     }
+}
+
+/// The round target `auto`'s rounds reported for a run.
+fn round_target(stats: &RunStats) -> u64 {
+    stats.sched_counters.iter().find(|(name, _)| *name == "round_target").expect("auto's rounds report it").1
+}
+
+#[test]
+fn bfs_sizes_auto_rounds_for_levels_and_a_set_target_stays() {
+    use ordo_sched::auto::{DEFAULT_ROUND_TASKS, LEVEL_ROUND_TASKS};
+    let pool = Pool::new(2).unwrap();
+    let g = grid(40, 40, 3);
+    let opts = ExecOptions::default();
+    let auto: SchedulerSpec = "auto".parse().unwrap();
+    let (_, bfs) = ordo_algos::bfs(&pool, &auto, &g, 0, &opts).unwrap();
+    assert_eq!(round_target(&bfs), 2 * LEVEL_ROUND_TASKS, "BFS declares level priorities");
+    let (_, sssp) = ordo_algos::sssp(&pool, &auto, &g, 0, &opts).unwrap();
+    assert_eq!(round_target(&sssp), 2 * DEFAULT_ROUND_TASKS, "SSSP's distances are not levels");
+    let set: SchedulerSpec = "auto:round=100".parse().unwrap();
+    let (levels, set_run) = ordo_algos::bfs(&pool, &set, &g, 0, &opts).unwrap();
+    assert_eq!(round_target(&set_run), 200, "a target the spec sets is kept");
+    let b = ordo_algos::bfs_levels(&g, 0).unwrap();
+    verify::compare_exact(&b.values, &levels).unwrap();
 }
 
 #[test]

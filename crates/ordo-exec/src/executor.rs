@@ -339,7 +339,8 @@ where
     I: IntoIterator<Item = (Prio, T)>,
     F: Operator<T>,
 {
-    if let Execution::Rounds(cfg) = sched.execution() {
+    if let Execution::Rounds(spec) = sched.execution() {
+        let cfg = spec.config(F::LEVEL_PRIORITIES);
         return crate::rounds::run(pool, cfg, std::any::type_name::<S>(), initial, op, opts);
     }
     let threads = pool.threads();

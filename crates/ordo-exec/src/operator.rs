@@ -39,6 +39,12 @@ pub trait Operator<T>: Sync {
     /// saturated to `u32::MAX` (run late, never lost).
     const NARROW_PRIORITIES: bool = false;
 
+    /// Whether the priorities are levels: every task pushes at its own
+    /// priority plus one (breadth-first search). `auto`'s rounds then
+    /// choose their unset round target and keys for levels
+    /// (`ordo_sched::auto::rounds::RoundsSpec::config`).
+    const LEVEL_PRIORITIES: bool = false;
+
     /// Whether the operator pushes continuations
     /// ([`Context::push_next`]) that the executor should run at once.
     /// `auto`'s rounds then look for one after every task; an operator
@@ -67,8 +73,9 @@ where
 
 /// An operator with prefetch hints, made by [`with_prefetch`];
 /// `NARROW` is its [`Operator::NARROW_PRIORITIES`]
-/// ([`WithPrefetch::with_narrow_priorities`]).
-pub struct WithPrefetch<F, P, D, const NARROW: bool = false> {
+/// ([`WithPrefetch::with_narrow_priorities`]) and `LEVELS` its
+/// [`Operator::LEVEL_PRIORITIES`] ([`WithPrefetch::with_level_priorities`]).
+pub struct WithPrefetch<F, P, D, const NARROW: bool = false, const LEVELS: bool = false> {
     op: F,
     prefetch: P,
     prefetch_dependent: D,
@@ -86,21 +93,28 @@ where
     WithPrefetch { op, prefetch, prefetch_dependent }
 }
 
-impl<F, P, D> WithPrefetch<F, P, D> {
+impl<F, P, D, const NARROW: bool, const LEVELS: bool> WithPrefetch<F, P, D, NARROW, LEVELS> {
     /// The same operator, declaring that every priority of its run lies
     /// below 2^32 ([`Operator::NARROW_PRIORITIES`]).
-    pub fn with_narrow_priorities(self) -> WithPrefetch<F, P, D, true> {
+    pub fn with_narrow_priorities(self) -> WithPrefetch<F, P, D, true, LEVELS> {
+        WithPrefetch { op: self.op, prefetch: self.prefetch, prefetch_dependent: self.prefetch_dependent }
+    }
+
+    /// The same operator, declaring that its priorities are levels
+    /// ([`Operator::LEVEL_PRIORITIES`]).
+    pub fn with_level_priorities(self) -> WithPrefetch<F, P, D, NARROW, true> {
         WithPrefetch { op: self.op, prefetch: self.prefetch, prefetch_dependent: self.prefetch_dependent }
     }
 }
 
-impl<T, F, P, D, const NARROW: bool> Operator<T> for WithPrefetch<F, P, D, NARROW>
+impl<T, F, P, D, const NARROW: bool, const LEVELS: bool> Operator<T> for WithPrefetch<F, P, D, NARROW, LEVELS>
 where
     F: Fn(Prio, T, &mut Context<T>) + Sync,
     P: Fn(Prio, &T) + Sync,
     D: Fn(Prio, &T) + Sync,
 {
     const NARROW_PRIORITIES: bool = NARROW;
+    const LEVEL_PRIORITIES: bool = LEVELS;
 
     #[inline(always)]
     fn run(&self, prio: Prio, task: T, ctx: &mut Context<T>) {

@@ -84,7 +84,7 @@ pub enum Execution {
     /// tasks of one bucket key, shared in chunks, and the width of the next
     /// round's buckets comes from [`auto::rounds::RoundController`]. The
     /// scheduler's handles are not used; the executor keeps the buckets.
-    Rounds(auto::rounds::RoundsConfig),
+    Rounds(auto::rounds::RoundsSpec),
 }
 
 /// One thread's access to a [`Scheduler`].

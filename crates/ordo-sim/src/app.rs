@@ -35,6 +35,13 @@ pub trait SimApp {
     fn neighbors(&self, v: VertexId) -> &[VertexId];
     /// The number of vertices (the size of the labels' array).
     fn num_vertices(&self) -> usize;
+    /// Whether the priorities are levels (each task pushes at its own
+    /// priority plus one), as the real operator declares
+    /// (`ordo_exec::Operator::LEVEL_PRIORITIES`): `auto`'s rounds size
+    /// themselves for levels.
+    fn level_priorities(&self) -> bool {
+        false
+    }
 }
 
 /// Weight of edge `e`: the graph's, or 1 when unweighted (as `ordo-algos`).
@@ -120,6 +127,10 @@ impl<'g> Bfs<'g> {
 impl SimApp for Bfs<'_> {
     fn neighbors(&self, v: VertexId) -> &[VertexId] {
         self.graph.neighbors(v)
+    }
+
+    fn level_priorities(&self) -> bool {
+        true
     }
 
     fn num_vertices(&self) -> usize {

@@ -207,6 +207,7 @@ pub fn simulate(
             match sched.execution() {
                 // `auto`'s rounds keep their own buckets (no handles).
                 Execution::Rounds(rounds) => {
+                    let rounds = rounds.config(self.app.level_priorities());
                     crate::rounds::simulate_rounds(rounds, &self.name, self.app, self.cfg)
                 }
                 Execution::PopLoop => simulate_on(&sched, &self.name, self.app, self.cfg),

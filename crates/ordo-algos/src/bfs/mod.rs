@@ -86,8 +86,11 @@ pub fn bfs(
             prefetch(t);
         }
     };
-    // Every priority is a level, below 2^32: `auto` keeps a task in 8 bytes.
-    let operator = with_prefetch(operator, prefetch_vertex, prefetch_edges).with_narrow_priorities();
+    // Every priority is a level, below 2^32: `auto` keeps a task in 8 bytes
+    // and sizes its rounds for levels.
+    let operator = with_prefetch(operator, prefetch_vertex, prefetch_edges)
+        .with_narrow_priorities()
+        .with_level_priorities();
     let stats = for_each_operator(pool, spec, [(0, source)], operator, opts);
     Ok((level.into_iter().map(AtomicU32::into_inner).collect(), stats))
 }

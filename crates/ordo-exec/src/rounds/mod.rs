@@ -67,6 +67,9 @@
 //! one.)
 //!
 //! # Several keys per round
+//! (For an operator whose priorities are levels, one key per round and a
+//! four times larger target, unless the spec sets them:
+//! `ordo_sched::auto::rounds::RoundsSpec::config`.)
 //! A round's *span* (its keys times the bucket width) decides how many
 //! tasks it gathers, so how many barriers the run pays; the bucket width
 //! decides how finely each thread orders its own tasks inside it. With one

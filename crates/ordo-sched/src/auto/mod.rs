@@ -64,6 +64,11 @@ pub const DEFAULT_DENSITY: u64 = 16;
 pub const DEFAULT_ROUND_TASKS: u64 = 256;
 /// Default number of bucket keys one round covers (rounds mode).
 pub const DEFAULT_ROUND_KEYS: u64 = 16;
+/// Wanted tasks per round and thread when the application's priorities are
+/// levels (rounds mode; see [`rounds::RoundsSpec::config`]).
+pub const LEVEL_ROUND_TASKS: u64 = 1024;
+/// Bucket keys per round when the application's priorities are levels.
+pub const LEVEL_ROUND_KEYS: u64 = 1;
 
 /// How `auto` runs under the executor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,12 +90,13 @@ const FLUSH_BATCH: usize = 1024;
 pub struct AutoConfig {
     /// Rounds (default) or asynchronous (`mode=rounds|async`).
     pub mode: Mode,
-    /// Rounds mode: wanted tasks per round and thread (`round`, default
-    /// [`DEFAULT_ROUND_TASKS`]).
-    pub round_tasks: u64,
-    /// Rounds mode: bucket keys per round (`keys`, default
-    /// [`DEFAULT_ROUND_KEYS`]).
-    pub round_keys: u64,
+    /// Rounds mode: wanted tasks per round and thread (`round`); `None`
+    /// (`round=auto`, the default) leaves it to the application's kind of
+    /// priorities ([`rounds::RoundsSpec::config`]).
+    pub round_tasks: Option<u64>,
+    /// Rounds mode: bucket keys per round (`keys`); `None` (`keys=auto`,
+    /// the default) as for `round`.
+    pub round_keys: Option<u64>,
     /// log2 of the bucket width; `None` (`shift=auto`, the default) adapts
     /// it online, a number fixes it.
     pub shift: Option<u32>,
@@ -106,8 +112,8 @@ impl Default for AutoConfig {
     fn default() -> Self {
         AutoConfig {
             mode: Mode::Rounds,
-            round_tasks: DEFAULT_ROUND_TASKS,
-            round_keys: DEFAULT_ROUND_KEYS,
+            round_tasks: None,
+            round_keys: None,
             shift: None,
             density: DEFAULT_DENSITY,
             slack: None,
@@ -122,13 +128,13 @@ impl SchedConfig for AutoConfig {
             "async" => Mode::Async,
             other => return Err(SpecError(format!("auto: `mode={other}`: expected rounds or async"))),
         };
-        let round_tasks = p.take_u64("round", DEFAULT_ROUND_TASKS)?;
-        if round_tasks == 0 {
-            return Err(SpecError("auto: `round=0`: expected at least 1".into()));
+        let round_tasks = p.take_u64_or_auto("round", None)?;
+        if round_tasks == Some(0) {
+            return Err(SpecError("auto: `round=0`: expected auto or at least 1".into()));
         }
-        let round_keys = p.take_u64("keys", DEFAULT_ROUND_KEYS)?;
-        if round_keys == 0 {
-            return Err(SpecError("auto: `keys=0`: expected at least 1".into()));
+        let round_keys = p.take_u64_or_auto("keys", None)?;
+        if round_keys == Some(0) {
+            return Err(SpecError("auto: `keys=0`: expected auto or at least 1".into()));
         }
         let shift = p.take_u64_or_auto("shift", None)?;
         if shift.is_some_and(|s| s > 63) {
@@ -146,7 +152,8 @@ impl SchedConfig for AutoConfig {
         // Each mode prints its own parameters; the other mode's appear only
         // when they differ from their defaults, so a spec round-trips.
         let shift = self.shift.map_or("auto".to_string(), |s| s.to_string());
-        let round = format!(",round={},keys={}", self.round_tasks, self.round_keys);
+        let or_auto = |v: Option<u64>| v.map_or("auto".to_string(), |v| v.to_string());
+        let round = format!(",round={},keys={}", or_auto(self.round_tasks), or_auto(self.round_keys));
         let density = format!(",density={}", self.density);
         let slack = self.slack.map_or(String::new(), |s| format!(",slack={s}"));
         match self.mode {
@@ -155,9 +162,8 @@ impl SchedConfig for AutoConfig {
                 format!("mode=rounds,shift={shift}{round}{density}{slack}")
             }
             Mode::Async => {
-                let defaults = (DEFAULT_ROUND_TASKS, DEFAULT_ROUND_KEYS);
                 let round =
-                    if (self.round_tasks, self.round_keys) == defaults { String::new() } else { round };
+                    if (self.round_tasks, self.round_keys) == (None, None) { String::new() } else { round };
                 format!("mode=async,shift={shift}{density}{slack}{round}")
             }
         }
@@ -250,7 +256,7 @@ impl<T: Send> Scheduler<T> for Auto<T> {
 
     fn execution(&self) -> Execution {
         match self.cfg.mode {
-            Mode::Rounds => Execution::Rounds(rounds::RoundsConfig {
+            Mode::Rounds => Execution::Rounds(rounds::RoundsSpec {
                 shift: self.cfg.shift.unwrap_or(0),
                 adapt: self.cfg.shift.is_none(),
                 tasks_per_thread: self.cfg.round_tasks,

@@ -45,6 +45,7 @@
 //! at two; PR-D on Slashdot 163 → 123 ms at one thread; PR-D on R-MAT 2^14
 //! 31.7 → 28.3 and 28.4 → 27.2 ms; PR unchanged.
 
+use super::{DEFAULT_ROUND_KEYS, DEFAULT_ROUND_TASKS, LEVEL_ROUND_KEYS, LEVEL_ROUND_TASKS};
 use crate::Prio;
 
 /// What the executor needs to run `auto` in rounds.
@@ -62,6 +63,70 @@ pub struct RoundsConfig {
     /// and an adapting width (rounded down to a power of two; 1 makes the
     /// bucket the span). See `ordo-exec`'s rounds, "Several keys per round".
     pub keys: u64,
+}
+
+/// `auto`'s rounds as its spec gives them: what the spec leaves to `auto`
+/// (`round=auto`, `keys=auto`, the defaults) the application's kind of
+/// priorities decides ([`RoundsSpec::config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundsSpec {
+    /// The initial log2 bucket width.
+    pub shift: u32,
+    /// Whether the width adapts.
+    pub adapt: bool,
+    /// Wanted tasks per round and thread, if the spec sets it.
+    pub tasks_per_thread: Option<u64>,
+    /// Most bucket keys per round, if the spec sets it.
+    pub keys: Option<u64>,
+}
+
+impl RoundsSpec {
+    /// The configuration of a run whose operator declares `levels`
+    /// priorities (each task pushes its successors at its own priority plus
+    /// one, as BFS does) or not.
+    ///
+    /// Unset, the round target and keys are [`DEFAULT_ROUND_TASKS`] and
+    /// [`DEFAULT_ROUND_KEYS`]: 16 keys walk a shortest-path span most
+    /// urgent first. With levels they are [`LEVEL_ROUND_TASKS`] and
+    /// [`LEVEL_ROUND_KEYS`]: one bucket per round, four times the tasks.
+    /// Levels need no ordering inside a span (a bucket of several levels
+    /// runs them oldest push first, i.e. level by level, as a queue does)
+    /// and re-run few vertices when a round covers several of them, while
+    /// every round ends at a barrier and re-deals the threads' work, so a
+    /// thread's next round starts on vertices the other thread touched.
+    /// At the defaults BFS keeps one level per round (the width cannot go
+    /// below 1): 3,424 rounds on a road graph of 4·10^6 vertices and 1,484
+    /// on a grid 1000×1000 at two threads, against 1,764 and 371 with the
+    /// settings for levels. BFS at two threads, the build before against
+    /// this one (`ordo run bfs --threads 2 --repeat 5`, medians of 7
+    /// interleaved processes, a noisy hour): grid 32.9 → 27.3 ms, road graph
+    /// 122.1 → 115.5, FLA 27.3 → 25.3, Luxembourg 2.37 → 1.98, Kronecker
+    /// scale 20 79.5 → 62.7, Slashdot 2.57 → 2.35, R-MAT 2^20 48.2 → 43.9; at
+    /// one thread (keys do not apply, the target is an eighth) FLA 39.2 /
+    /// 39.3, grid 37.1 / 37.7, the road graph 179.1 / 179.0 (9 processes).
+    /// The target comes from two sweeps with one key (5 processes each):
+    /// 1,024 and 2,048 tasks per thread within 4 % of each other on the
+    /// road graph, Luxembourg and Kronecker, 2,048 ahead on the grid (18.9
+    /// against 20.2 ms) and on FLA in one sweep (22.6 against 24.9; 23.0
+    /// against 23.1 in the other); 512 lost on FLA and 4,096 on the road
+    /// graph; 1,024 is the smaller of the two, keeping a thread's drift
+    /// (the fusion limit, four times the target) shorter. The simulator with measured costs (`ordo
+    /// sim bfs --costs measured`, grid, two threads) counts 220,000 reads of
+    /// a level line last written by the other thread before and 154,000
+    /// after, and 11 % less time.
+    pub fn config(self, levels: bool) -> RoundsConfig {
+        let (tasks, keys) = if levels {
+            (LEVEL_ROUND_TASKS, LEVEL_ROUND_KEYS)
+        } else {
+            (DEFAULT_ROUND_TASKS, DEFAULT_ROUND_KEYS)
+        };
+        RoundsConfig {
+            shift: self.shift,
+            adapt: self.adapt,
+            tasks_per_thread: self.tasks_per_thread.unwrap_or(tasks),
+            keys: self.keys.unwrap_or(keys),
+        }
+    }
 }
 
 /// How much smaller a single thread's rounds are than one thread's share of
@@ -342,6 +407,26 @@ mod tests {
         assert_eq!(c.on_round(32, 0), 10, "one round of 256 tasks: stay");
         assert_eq!((c.rounds(), c.parts()), (11, 7));
         assert_eq!(c.trace(), &[(0, 10)]);
+    }
+
+    #[test]
+    fn unset_round_settings_follow_the_kind_of_priorities_and_set_ones_stay() {
+        let unset = RoundsSpec { shift: 3, adapt: true, tasks_per_thread: None, keys: None };
+        let general = unset.config(false);
+        assert_eq!((general.tasks_per_thread, general.keys), (DEFAULT_ROUND_TASKS, DEFAULT_ROUND_KEYS));
+        let levels = unset.config(true);
+        assert_eq!((levels.tasks_per_thread, levels.keys), (LEVEL_ROUND_TASKS, LEVEL_ROUND_KEYS));
+        assert_eq!((levels.shift, levels.adapt), (3, true));
+        assert_eq!(levels.controller(2).keys(), 1, "levels: one bucket per round");
+        assert_eq!(levels.controller(2).target(), 2 * LEVEL_ROUND_TASKS);
+        // What the spec sets is kept, whatever the priorities.
+        let set = RoundsSpec { tasks_per_thread: Some(64), keys: Some(4), ..unset };
+        for levels in [false, true] {
+            let cfg = set.config(levels);
+            assert_eq!((cfg.tasks_per_thread, cfg.keys), (64, 4));
+        }
+        let half = RoundsSpec { keys: Some(8), ..unset }.config(true);
+        assert_eq!((half.tasks_per_thread, half.keys), (LEVEL_ROUND_TASKS, 8));
     }
 
     #[test]

@@ -169,6 +169,7 @@ fn spec_round_trips_and_rejects_bad_values() {
         "auto:mode=rounds,round=64,slack=2",
         "auto:mode=rounds,round=64,keys=4",
         "auto:mode=async,keys=2",
+        "auto:round=auto,keys=8",
     ] {
         let spec: SchedulerSpec = text.parse().unwrap();
         let again: SchedulerSpec = spec.to_string().parse().unwrap();
@@ -176,7 +177,11 @@ fn spec_round_trips_and_rejects_bad_values() {
     }
     assert_eq!(
         "auto".parse::<SchedulerSpec>().unwrap().to_string(),
-        "auto:mode=rounds,shift=auto,round=256,keys=16"
+        "auto:mode=rounds,shift=auto,round=auto,keys=auto"
+    );
+    assert_eq!(
+        "auto:round=64".parse::<SchedulerSpec>().unwrap().to_string(),
+        "auto:mode=rounds,shift=auto,round=64,keys=auto"
     );
     assert_eq!(
         "auto:mode=async".parse::<SchedulerSpec>().unwrap().to_string(),

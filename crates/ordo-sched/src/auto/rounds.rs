@@ -110,10 +110,10 @@ impl RoundsSpec {
     /// against 20.2 ms) and on FLA in one sweep (22.6 against 24.9; 23.0
     /// against 23.1 in the other); 512 lost on FLA and 4,096 on the road
     /// graph; 1,024 is the smaller of the two, keeping a thread's drift
-    /// (the fusion limit, four times the target) shorter. The simulator with measured costs (`ordo
-    /// sim bfs --costs measured`, grid, two threads) counts 220,000 reads of
-    /// a level line last written by the other thread before and 154,000
-    /// after, and 11 % less time.
+    /// (the fusion limit, four times the target) shorter. The simulator
+    /// with measured costs (`ordo sim bfs --costs measured`, grid, two
+    /// threads) counts 220,000 reads of a line of levels last written by
+    /// the other thread before and 154,000 after, and 11 % less time.
     pub fn config(self, levels: bool) -> RoundsConfig {
         let (tasks, keys) = if levels {
             (LEVEL_ROUND_TASKS, LEVEL_ROUND_KEYS)

@@ -151,6 +151,8 @@ def prepare(tools, inputs):
                     cmd += ["--weights", i["weights"]]
                 if i.get("symmetrize"):
                     cmd.append("--symmetrize")
+                if i.get("simplify"):
+                    cmd.append("--simplify")
                 checked(cmd)
         if not gr.exists():
             checked([ordo, "convert", str(o), str(gr)])

@@ -41,12 +41,26 @@ fn weight_spec(weights: Option<&str>) -> PyResult<WeightSpec> {
 /// The report name of an input plus the options that changed it, as
 /// `ordo run` prints it, e.g. `FLA.edges.gz [weights=unit, symmetrized]`.
 fn describe(base: String, weights: &WeightSpec, symmetrize: bool, remap: bool) -> String {
+    describe_file(base, weights, symmetrize, false, remap)
+}
+
+/// [`describe`] with the file-only `simplify` option.
+fn describe_file(
+    base: String,
+    weights: &WeightSpec,
+    symmetrize: bool,
+    simplify: bool,
+    remap: bool,
+) -> String {
     let mut changes = Vec::new();
     if *weights != WeightSpec::Keep {
         changes.push(format!("weights={weights}"));
     }
     if symmetrize {
         changes.push("symmetrized".to_string());
+    }
+    if simplify {
+        changes.push("simplified".to_string());
     }
     if remap {
         changes.push("remapped".to_string());
@@ -100,6 +114,8 @@ impl PyGraph {
     ///         sibling.
     ///     remap: edge lists: map arbitrary vertex ids to ``0..n-1`` in
     ///         first-seen order.
+    ///     simplify: drop self loops and parallel edges (keeping the least
+    ///         weight), after the weights, as GAPBS's graph builder does.
     ///
     /// Raises:
     ///     GraphFormatError: the file is malformed (the message names the
@@ -107,7 +123,8 @@ impl PyGraph {
     ///     FileNotFoundError, OSError: the file cannot be read.
     ///     ValueError: a bad ``weights`` or ``format``.
     #[staticmethod]
-    #[pyo3(signature = (path, weights=None, symmetrize=false, *, format=None, coords=None, remap=false))]
+    #[pyo3(signature = (path, weights=None, symmetrize=false, *, format=None, coords=None, remap=false, simplify=false))]
+    #[allow(clippy::too_many_arguments)]
     fn from_file(
         py: Python<'_>,
         path: PathBuf,
@@ -116,6 +133,7 @@ impl PyGraph {
         format: Option<&str>,
         coords: Option<PathBuf>,
         remap: bool,
+        simplify: bool,
     ) -> PyResult<PyGraph> {
         let weights = weight_spec(weights)?;
         let format = format.map(|f| f.parse::<Format>().map_err(value_error)).transpose()?;
@@ -126,11 +144,12 @@ impl PyGraph {
             remap_ids: remap,
             one_based: None,
             symmetrize,
+            simplify,
             progress: None,
             ..LoadOptions::default()
         };
         let graph = py.detach(|| no_panic(|| ordo_graph::load(&path, &opts).map_err(file_error)))?;
-        let name = describe(path.display().to_string(), &weights, symmetrize, remap);
+        let name = describe_file(path.display().to_string(), &weights, symmetrize, simplify, remap);
         Ok(PyGraph { graph: Arc::new(graph), name })
     }
 

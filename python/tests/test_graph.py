@@ -336,6 +336,16 @@ def test_from_file_options(tmp_path):
     assert f.n == 3 and not f.weighted
 
 
+def test_from_file_simplify_drops_loops_and_keeps_the_least_weight(tmp_path):
+    path = tmp_path / "multi.gr"
+    path.write_text("p sp 3 5\na 1 1 5\na 1 2 9\na 1 2 4\na 2 3 1\na 3 1 2\n")
+    g = ordo.Graph.from_file(path)
+    s = ordo.Graph.from_file(path, simplify=True)
+    assert (g.m, s.m) == (5, 3)
+    assert s.name == f"{path} [simplified]"
+    np.testing.assert_array_equal(graph_triples(s), [[0, 1, 2], [1, 2, 0], [4, 1, 2]])
+
+
 @pytest.mark.parametrize(
     "name,text,match",
     [

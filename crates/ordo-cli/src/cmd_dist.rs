@@ -227,8 +227,8 @@ fn run_mpi(
 fn graph_source(args: &SsspArgs) -> anyhow::Result<GraphSource> {
     let load = &args.input.load;
     anyhow::ensure!(
-        load.weights == WeightSpec::Keep && !load.symmetrize && !load.remap && load.coords.is_none(),
-        "ordo dist reads graphs as they are: --weights, --symmetrize, --remap and --coords need the whole graph \
+        load.weights == WeightSpec::Keep && !load.symmetrize && !load.simplify && !load.remap && load.coords.is_none(),
+        "ordo dist reads graphs as they are: --weights, --symmetrize, --simplify, --remap and --coords need the whole graph \
          (apply them once with `ordo convert`)"
     );
     match (&args.input.graph, &args.input.gen) {

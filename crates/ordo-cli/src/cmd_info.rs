@@ -34,7 +34,7 @@ pub(crate) struct InfoArgs {
 /// the same fields).
 fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<Value> {
     let t = Instant::now();
-    let GraphStats { n, m, degree, self_loops, weights, has_coords } = stats::graph_stats(g);
+    let GraphStats { n, m, degree, self_loops, parallel_edges, weights, has_coords } = stats::graph_stats(g);
     let reach = stats::reachable_from(g, source).ok_or_else(|| {
         anyhow::anyhow!("--source {source} is not a vertex (the graph has {n} vertices, ids 0..{n})")
     })?;
@@ -52,6 +52,7 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<V
             "zero_out_degree": d.zero_degree,
         })),
         "self_loops": self_loops,
+        "parallel_edges": parallel_edges,
         "weighted": g.is_weighted(),
         "weights": weights.map(|w| json!({
             "min": w.min, "max": w.max, "distinct": w.distinct,
@@ -96,6 +97,10 @@ fn print_text(v: &Value) -> anyhow::Result<()> {
         )?;
     }
     console::outln!("self loops  {}", s("self_loops"))?;
+    console::outln!(
+        "parallel    {} edges repeating an earlier edge's ends (loops aside)",
+        s("parallel_edges")
+    )?;
     match v["weights"].as_object() {
         Some(w) => console::outln!(
             "weights     min {}, max {}, avg {:.1}, {} distinct values",

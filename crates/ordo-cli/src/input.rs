@@ -23,6 +23,10 @@ pub(crate) struct LoadArgs {
     /// Add the reverse of every edge and drop parallel edges (least weight kept).
     #[arg(long)]
     pub(crate) symmetrize: bool,
+    /// Drop self loops and parallel edges (least weight kept), as GAPBS's
+    /// graph builder does.
+    #[arg(long)]
+    pub(crate) simplify: bool,
     /// Coordinate file (.co or .xyz); default: the sibling .co / .xyz if present.
     #[arg(long, value_name = "FILE")]
     pub(crate) coords: Option<PathBuf>,
@@ -67,6 +71,9 @@ impl InputArgs {
         }
         if self.load.symmetrize {
             changes.push("symmetrized".to_string());
+        }
+        if self.load.simplify {
+            changes.push("simplified".to_string());
         }
         if self.load.remap {
             changes.push("remapped".to_string());
@@ -125,6 +132,7 @@ fn load_file_with(path: &Path, load: &LoadArgs, working: WorkingMemory) -> anyho
         remap_ids: load.remap,
         one_based: None,
         symmetrize: load.symmetrize,
+        simplify: load.simplify,
         progress: Some(progress.callback()),
         working_memory: working,
     };
@@ -133,8 +141,8 @@ fn load_file_with(path: &Path, load: &LoadArgs, working: WorkingMemory) -> anyho
     Ok(graph)
 }
 
-/// Generates a graph from `spec`, then applies the weight and symmetrize
-/// options (file-only options are rejected).
+/// Generates a graph from `spec`, then applies the weight, symmetrize and
+/// simplify options (file-only options are rejected).
 pub(crate) fn generate(
     spec: &str,
     load: &LoadArgs,
@@ -148,6 +156,7 @@ pub(crate) fn generate(
     // Generating, then symmetrizing, reweighting and the caller's work.
     let plan = LoadPlan {
         symmetrize: load.symmetrize,
+        simplify: load.simplify,
         reweight: load.weights != WeightSpec::Keep,
         working,
         ..LoadPlan::default()
@@ -160,6 +169,9 @@ pub(crate) fn generate(
         graph = ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&graph));
     }
     ordo_graph::weights::apply(&mut graph, &load.weights).with_context(|| format!("weights for {spec}"))?;
+    if load.simplify {
+        graph = ordo_graph::transform::simplify(&graph);
+    }
     progress.finish();
     Ok(graph)
 }

@@ -68,6 +68,34 @@ fn gen_then_info_reports_the_same_graph() {
 }
 
 #[test]
+fn simplify_drops_loops_and_parallel_edges_keeping_the_least_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("multi.gr");
+    // Vertex 1 has a loop; 1 -> 2 appears three times (weights 9, 4, 6).
+    std::fs::write(&file, "p sp 3 6\na 1 1 5\na 1 2 9\na 1 2 4\na 2 3 1\na 1 2 6\na 3 1 2\n").unwrap();
+    let info = json(&["info", s(&file), "--json"]);
+    assert_eq!(
+        (info["m"].as_u64(), info["self_loops"].as_u64(), info["parallel_edges"].as_u64()),
+        (Some(6), Some(1), Some(2))
+    );
+
+    let out = dir.path().join("simple.gr");
+    json(&["convert", s(&file), s(&out), "--simplify", "--json"]);
+    let written = std::fs::read_to_string(&out).unwrap();
+    let arcs: Vec<&str> = written.lines().filter(|l| l.starts_with("a ")).collect();
+    assert_eq!(arcs, ["a 1 2 4", "a 2 3 1", "a 3 1 2"]);
+    let simple = json(&["info", s(&out), "--json"]);
+    assert_eq!((simple["self_loops"].as_u64(), simple["parallel_edges"].as_u64()), (Some(0), Some(0)));
+
+    // Distances do not change: the least weight is kept.
+    let run = json(&["run", "sssp", "--graph", s(&file), "--simplify", "--verify", "--json"]);
+    assert_eq!(
+        (run["m"].as_u64(), run["sum_dist"].as_u64(), run["verified"].as_bool()),
+        (Some(3), Some(9), Some(true))
+    );
+}
+
+#[test]
 fn info_of_generated_kron_and_grid() {
     let k = json(&["info", "--gen", "kron:scale=10,ef=8", "--json"]);
     assert_eq!(k["n"], 1024);

@@ -317,6 +317,8 @@ pub struct LoadPlan {
     pub text: bool,
     /// Whether the graph is symmetrized after loading.
     pub symmetrize: bool,
+    /// Whether self loops and parallel edges are dropped after loading.
+    pub simplify: bool,
     /// Whether new weights replace the file's.
     pub reweight: bool,
     /// What the caller needs afterwards.
@@ -333,6 +335,7 @@ pub struct LoadPlan {
 /// * symmetrizing: an edge list or graph of twice the edges, then two CSRs
 ///   of that size while parallel edges are dropped;
 /// * new weights: one more weight array;
+/// * simplifying: two CSRs of the final size (the graph and its simple copy);
 /// * finally the graph plus [`WorkingMemory`].
 pub fn load_need(shape: &GraphShape, plan: &LoadPlan) -> u64 {
     let offsets = 8u64.saturating_mul(shape.n.saturating_add(1));
@@ -351,6 +354,10 @@ pub fn load_need(shape: &GraphShape, plan: &LoadPlan) -> u64 {
         peak = peak.max(dedup.saturating_add(coords));
     }
     let reweight = if plan.reweight { final_shape.m.saturating_mul(4) } else { 0 };
+    if plan.simplify {
+        let simple = final_shape.csr_bytes().saturating_add(reweight).saturating_mul(2);
+        peak = peak.max(simple.saturating_add(coords));
+    }
     let holding =
         final_shape.csr_bytes().saturating_add(reweight).saturating_add(plan.working.bytes(&final_shape));
     peak.max(holding)

@@ -50,6 +50,9 @@ pub struct GraphStats {
     pub degree: Option<DegreeSummary>,
     /// Edges `(u, u)`.
     pub self_loops: u64,
+    /// Edges `(u, v)`, `u != v`, beyond the first from `u` to `v`: with
+    /// the self loops, what [`crate::transform::simplify`] drops.
+    pub parallel_edges: u64,
     /// Weight summary (`None` when unweighted or without edges).
     pub weights: Option<WeightSummary>,
     /// Whether vertex coordinates are present.
@@ -57,7 +60,8 @@ pub struct GraphStats {
 }
 
 /// Computes the [`GraphStats`] of `g` in `O(n + m)` (distinct weights: a
-/// bitmap when the largest weight is below 2^28, a sort otherwise).
+/// bitmap when the largest weight is below 2^28, a sort otherwise; parallel
+/// edges: a sort of each adjacency list that is not sorted already).
 pub fn graph_stats(g: &Graph) -> GraphStats {
     let n = g.num_vertices();
     let degree = (n > 0).then(|| degree_summary(g));
@@ -69,9 +73,27 @@ pub fn graph_stats(g: &Graph) -> GraphStats {
         m: g.num_edges() as u64,
         degree,
         self_loops,
+        parallel_edges: parallel_edges(g),
         weights,
         has_coords: g.coords().is_some(),
     }
+}
+
+/// Edges other than loops that repeat an earlier edge's source and target.
+fn parallel_edges(g: &Graph) -> u64 {
+    let mut list = Vec::new();
+    let mut repeats = 0;
+    for u in 0..g.num_vertices() as VertexId {
+        let mut targets = g.neighbors(u);
+        if !targets.is_sorted() {
+            list.clear();
+            list.extend_from_slice(targets);
+            list.sort_unstable();
+            targets = &list;
+        }
+        repeats += targets.windows(2).filter(|pair| pair[0] == pair[1] && pair[0] != u).count() as u64;
+    }
+    repeats
 }
 
 fn nearest_rank(sorted_counts: &[u64], n: u64, pct: u64) -> u64 {
@@ -324,7 +346,7 @@ mod tests {
         }
         let g = el.into_graph().unwrap();
         let s = graph_stats(&g);
-        assert_eq!((s.n, s.m, s.self_loops), (4, 5, 1));
+        assert_eq!((s.n, s.m, s.self_loops, s.parallel_edges), (4, 5, 1, 0));
         let d = s.degree.unwrap();
         assert_eq!((d.min, d.max, d.zero_degree, d.p50, d.p99), (0, 3, 1, 1, 3));
         assert_eq!(s.weights.unwrap(), WeightSummary { min: 3, max: 9, distinct: 4, sum: 29 });

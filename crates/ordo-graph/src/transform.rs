@@ -183,10 +183,40 @@ pub fn sort_adjacency(g: &Graph) -> Graph {
     assemble(g.offsets().to_vec(), targets, weights, g.coords().cloned())
 }
 
+/// The simple version of `g` (directed or not): no self loops, no parallel
+/// edges (the least weight kept), adjacency lists sorted by target.
+/// One pass, so the peak is two graphs (see `memory::LoadPlan::simplify`).
+pub fn simplify(g: &Graph) -> Graph {
+    let n = g.num_vertices();
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::with_capacity(g.num_edges());
+    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
+    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    for u in 0..n as VertexId {
+        list.clear();
+        list.extend(g.weighted_neighbors(u).filter(|&(v, _)| v != u));
+        list.sort_unstable();
+        list.dedup_by_key(|&mut (v, _)| v);
+        for &(v, w) in &list {
+            targets.push(v);
+            if let Some(ws) = weights.as_mut() {
+                ws.push(w);
+            }
+        }
+        offsets.push(targets.len() as u64);
+    }
+    targets.shrink_to_fit();
+    if let Some(ws) = weights.as_mut() {
+        ws.shrink_to_fit();
+    }
+    assemble(offsets, targets, weights, g.coords().cloned())
+}
+
 /// The simple undirected version of `g`: symmetrized, without self loops or
 /// parallel edges (least weight kept), adjacency lists sorted by target.
 pub fn symmetrize_simple(g: &Graph) -> Graph {
-    dedup_edges(&drop_self_loops(&symmetrize(g)))
+    simplify(&symmetrize(g))
 }
 
 /// Adds the reverse of every non-loop edge, builds the CSR, then sorts each

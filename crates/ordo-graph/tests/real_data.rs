@@ -308,6 +308,11 @@ fn slashdot_snap_counts_loops_and_triangles() {
     assert_eq!(self_loops(&g), 78_303);
     assert_eq!(triangles(&g), 602_592);
     assert_round_trips(&g, "slashdot");
+    // No parallel edges: simplified, only the loops go (GAPBS's builder
+    // reports the same 870,161 edges).
+    let simple = load(&p, &LoadOptions { simplify: true, ..opts() }).unwrap();
+    assert_eq!((simple.num_vertices(), simple.num_edges()), (82_168, 948_464 - 78_303));
+    assert_eq!(self_loops(&simple), 0);
 }
 
 #[test]

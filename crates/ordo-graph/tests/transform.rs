@@ -129,6 +129,24 @@ proptest! {
     }
 
     #[test]
+    fn simplify_keeps_the_least_weight_of_each_pair_and_no_loop(g in arb_graph()) {
+        // The reference: a map from (source, target) to the least weight,
+        // whose order is the sorted adjacency order.
+        let mut least: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        for (u, v, w) in g.edges().filter(|&(u, v, _)| u != v) {
+            let e = least.entry((u, v)).or_insert(w);
+            *e = (*e).min(w);
+        }
+        let want: Vec<Edge> = least.iter().map(|(&(u, v), &w)| (u, v, w)).collect();
+        let simple = transform::simplify(&g);
+        prop_assert_eq!(simple.num_vertices(), g.num_vertices());
+        prop_assert_eq!(simple.edges().collect::<Vec<_>>(), want);
+        let s = stats::graph_stats(&g);
+        prop_assert_eq!(s.self_loops + s.parallel_edges, (g.num_edges() - simple.num_edges()) as u64);
+        prop_assert_eq!(stats::graph_stats(&simple).parallel_edges, 0);
+    }
+
+    #[test]
     fn permute_relabels(g in arb_graph(), seed in any::<u64>()) {
         let n = g.num_vertices();
         // A permutation from sorting by a hash of the id.

@@ -28,6 +28,7 @@ class Graph:
         format: Optional[str] = None,
         coords: Optional[_Path] = None,
         remap: bool = False,
+        simplify: bool = False,
     ) -> Graph: ...
     @staticmethod
     def from_scipy(

@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use ordo_graph::transform::{dedup_edges, drop_self_loops, transpose};
+use ordo_graph::transform::{simplify, transpose};
 use ordo_graph::{Graph, VertexId};
 use ordo_loops::ForkWorkJoin;
 
@@ -62,7 +62,7 @@ impl BcGraph {
     /// Drops self loops and parallel edges of `graph` and builds the
     /// transpose.
     pub fn new(graph: &Graph) -> BcGraph {
-        let graph = dedup_edges(&drop_self_loops(graph));
+        let graph = simplify(graph);
         let transpose = transpose(&graph);
         BcGraph { graph, transpose }
     }

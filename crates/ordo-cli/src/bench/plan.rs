@@ -69,6 +69,8 @@ struct InputFile {
     weights: Option<Spanned<String>>,
     #[serde(default)]
     symmetrize: bool,
+    #[serde(default)]
+    simplify: bool,
     coords: Option<Spanned<PathBuf>>,
     #[serde(default)]
     remap: bool,
@@ -339,7 +341,8 @@ impl Plan {
 
 fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<PlanInput> {
     let name = i.name.get_ref();
-    let mut load = LoadArgs { symmetrize: i.symmetrize, remap: i.remap, ..LoadArgs::default() };
+    let mut load =
+        LoadArgs { symmetrize: i.symmetrize, simplify: i.simplify, remap: i.remap, ..LoadArgs::default() };
     if let Some(w) = &i.weights {
         load.weights = match WeightSpec::from_str(w.get_ref()) {
             Ok(w) => w,
@@ -362,6 +365,7 @@ fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<
             (i.gen.is_some(), "gen"),
             (i.weights.is_some(), "weights"),
             (i.symmetrize, "symmetrize"),
+            (i.simplify, "simplify"),
             (i.coords.is_some(), "coords"),
             (i.remap, "remap"),
             (i.format.is_some(), "format"),

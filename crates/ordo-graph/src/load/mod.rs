@@ -55,6 +55,10 @@ pub struct LoadOptions {
     /// Add the reverse of every edge, then drop parallel edges (keeping the
     /// least weight); self loops stay once. Adjacency lists end up sorted.
     pub symmetrize: bool,
+    /// Drop self loops and parallel edges (keeping the least weight), after
+    /// symmetrizing and weighting: the simple graph that GAPBS's and Wasp's
+    /// builders make of every input. Adjacency lists end up sorted.
+    pub simplify: bool,
     /// Called with `(bytes done, bytes total)` while parsing.
     pub progress: Option<Progress>,
     /// Memory the caller will need per vertex and edge once the graph is
@@ -73,6 +77,7 @@ impl fmt::Debug for LoadOptions {
             .field("remap_ids", &self.remap_ids)
             .field("one_based", &self.one_based)
             .field("symmetrize", &self.symmetrize)
+            .field("simplify", &self.simplify)
             .field("progress", &self.progress.is_some())
             .field("working_memory", &self.working_memory)
             .finish()
@@ -117,11 +122,23 @@ pub fn load_bytes(name: &Path, bytes: &[u8], format: Format, opts: &LoadOptions)
     parse_and_build(name, content, format, opts.coords.as_deref(), opts)
 }
 
-/// Applies weights and symmetrization to a graph read from the binary format.
+/// Applies weights, symmetrization and simplification to a graph read from
+/// the binary format.
 fn finish_binary(graph: Graph, opts: &LoadOptions) -> Result<Graph> {
     let mut graph = if opts.symmetrize { dedup_edges(&symmetrize(&graph)) } else { graph };
     crate::weights::apply(&mut graph, &opts.weights)?;
-    Ok(graph)
+    Ok(simplify_if(graph, opts))
+}
+
+/// `graph` without self loops and parallel edges when `opts.simplify`.
+/// After the weights: weights that depend on the edge's two ends (all
+/// [`WeightSpec`]s do) are the same whether or not the graph is simplified.
+fn simplify_if(graph: Graph, opts: &LoadOptions) -> Graph {
+    if opts.simplify {
+        crate::transform::simplify(&graph)
+    } else {
+        graph
+    }
 }
 
 /// Parses a text format, releases the bytes, then builds and weights the CSR.
@@ -165,7 +182,7 @@ fn parse_and_build(
     }
     let mut graph = if opts.symmetrize { symmetrize_edge_list(el)? } else { el.into_graph()? };
     crate::weights::apply(&mut graph, &opts.weights)?;
-    Ok(graph)
+    Ok(simplify_if(graph, opts))
 }
 
 /// The load plan of `opts` for [`memory::load_need`] (input residency and
@@ -173,6 +190,7 @@ fn parse_and_build(
 fn plan(opts: &LoadOptions) -> LoadPlan {
     LoadPlan {
         symmetrize: opts.symmetrize,
+        simplify: opts.simplify,
         reweight: opts.weights != WeightSpec::Keep,
         working: opts.working_memory,
         ..LoadPlan::default()

@@ -141,6 +141,13 @@ pub fn drop_self_loops(g: &Graph) -> Graph {
 /// edges, keeping the one of least weight. On a symmetric graph the result
 /// stays symmetric (both directions keep the same minimum). `O(m log d)`.
 pub fn dedup_edges(g: &Graph) -> Graph {
+    sorted_without_repeats(g, true)
+}
+
+/// Each adjacency list sorted by target (then weight) with only the first,
+/// least-weight, edge to each target; self loops kept only if `keep_loops`.
+/// One pass, so the peak is two graphs (see `memory::LoadPlan::simplify`).
+fn sorted_without_repeats(g: &Graph, keep_loops: bool) -> Graph {
     let n = g.num_vertices();
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
@@ -149,7 +156,7 @@ pub fn dedup_edges(g: &Graph) -> Graph {
     let mut list: Vec<(VertexId, Weight)> = Vec::new();
     for u in 0..n as VertexId {
         list.clear();
-        list.extend(g.weighted_neighbors(u));
+        list.extend(g.weighted_neighbors(u).filter(|&(v, _)| keep_loops || v != u));
         list.sort_unstable();
         list.dedup_by_key(|&mut (v, _)| v);
         for &(v, w) in &list {
@@ -159,6 +166,10 @@ pub fn dedup_edges(g: &Graph) -> Graph {
             }
         }
         offsets.push(targets.len() as u64);
+    }
+    targets.shrink_to_fit();
+    if let Some(ws) = weights.as_mut() {
+        ws.shrink_to_fit();
     }
     assemble(offsets, targets, weights, g.coords().cloned())
 }
@@ -185,32 +196,8 @@ pub fn sort_adjacency(g: &Graph) -> Graph {
 
 /// The simple version of `g` (directed or not): no self loops, no parallel
 /// edges (the least weight kept), adjacency lists sorted by target.
-/// One pass, so the peak is two graphs (see `memory::LoadPlan::simplify`).
 pub fn simplify(g: &Graph) -> Graph {
-    let n = g.num_vertices();
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0u64);
-    let mut targets = Vec::with_capacity(g.num_edges());
-    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
-    let mut list: Vec<(VertexId, Weight)> = Vec::new();
-    for u in 0..n as VertexId {
-        list.clear();
-        list.extend(g.weighted_neighbors(u).filter(|&(v, _)| v != u));
-        list.sort_unstable();
-        list.dedup_by_key(|&mut (v, _)| v);
-        for &(v, w) in &list {
-            targets.push(v);
-            if let Some(ws) = weights.as_mut() {
-                ws.push(w);
-            }
-        }
-        offsets.push(targets.len() as u64);
-    }
-    targets.shrink_to_fit();
-    if let Some(ws) = weights.as_mut() {
-        ws.shrink_to_fit();
-    }
-    assemble(offsets, targets, weights, g.coords().cloned())
+    sorted_without_repeats(g, false)
 }
 
 /// The simple undirected version of `g`: symmetrized, without self loops or

@@ -12,6 +12,10 @@ Commands (see bench/peers/README.md):
   final    the untuned ordo configurations and the best of every family, repetitions
            interleaved across configurations
   table    medians (min-max) of the final phase, ratios, the goals of the plan
+  duel     `auto` against the best tuned peer of the final phase, alternating one process
+           of each many times: the median of the ratios of neighbouring processes, which
+           a machine whose speed drifts from minute to minute disturbs far less than the
+           ratio of two medians
 
 Every run's checksum is compared with ordo's verified one; a run that differs is an error.
 Timings use each system's own algorithm timer (graph loading excluded).
@@ -417,22 +421,26 @@ def table(out, families):
     for (inp, t, fam, label), xs in sorted(groups.items()):
         med = statistics.median(xs)
         lines.append(f"| {inp} | {t} | {fam} | `{label}` | {med * 1e3:.2f} ({min(xs) * 1e3:.2f}-{max(xs) * 1e3:.2f}) | {len(xs)} |")
-        by_input.setdefault((inp, t), {})[fam] = (med, label)
+        by_input.setdefault((inp, t), {})[fam] = (med, label, min(xs))
     peer_systems = {f["name"] for f in families if f["system"] != "ordo"}
     ordo_tuned = {f["name"] for f in families if f["system"] == "ordo" and not f["untuned"]}
-    lines += ["", "| input | threads | auto ms | best peer | auto / best peer | best tuned ordo | auto / best ordo |",
-              "|---|---|---|---|---|---|---|"]
+    # The last column: `auto`'s fastest process against the best peer's fastest, which a
+    # machine that slows down now and then disturbs less than the medians.
+    lines += ["", "| input | threads | auto ms | best peer | auto / best peer | best tuned ordo | auto / best ordo "
+              "| fastest auto / fastest best peer |", "|---|---|---|---|---|---|---|---|"]
     for (inp, t), fams in sorted(by_input.items()):
         if "auto" not in fams:
             continue
         auto = fams["auto"][0]
-        peers = [(fams[p][0], fams[p][1]) for p in peer_systems if p in fams]
-        ordos = [(fams[p][0], fams[p][1]) for p in ordo_tuned if p in fams]
+        peers = [fams[p] for p in peer_systems if p in fams]
+        ordos = [fams[p] for p in ordo_tuned if p in fams]
         bp = min(peers) if peers else None
         bo = min(ordos) if ordos else None
         cell = lambda b: f"{b[1]} {b[0] * 1e3:.2f}" if b else "-"
         ratio = lambda b: f"{auto / b[0]:.2f}" if b else "-"
-        lines.append(f"| {inp} | {t} | {auto * 1e3:.2f} | {cell(bp)} | {ratio(bp)} | {cell(bo)} | {ratio(bo)} |")
+        fastest = f"{fams['auto'][2] / bp[2]:.2f}" if bp else "-"
+        lines.append(f"| {inp} | {t} | {auto * 1e3:.2f} | {cell(bp)} | {ratio(bp)} | {cell(bo)} | {ratio(bo)} "
+                     f"| {fastest} |")
     errors = [r for r in recs if "error" in r]
     if errors:
         lines += ["", f"{len(errors)} runs failed (see final.jsonl `error`)."]
@@ -441,14 +449,127 @@ def table(out, families):
     print(text)
 
 
+# ---------------------------------------------------------------------------------------
+# duel
+
+
+def best_peer_labels(out, families):
+    """The best tuned peer per (input, threads) by the medians of the final phase (the
+    tune phase's when there is no final phase): {(input, threads): (family, value)}."""
+    peer_systems = {f["name"] for f in families if f["system"] != "ordo"}
+    for name in ("final.jsonl", "tune.jsonl"):
+        path = out / name
+        if not path.exists():
+            continue
+        groups = {}
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            if "median_s" in r and r["family"] in peer_systems:
+                groups.setdefault((r["input"], r["threads"], r["family"], json.dumps(r["value"])), []).append(
+                    r["median_s"])
+        best = {}
+        for (inp, t, fam, value), xs in groups.items():
+            med = statistics.median(xs)
+            if (inp, t) not in best or med < best[(inp, t)][0]:
+                best[(inp, t)] = (med, fam, json.loads(value))
+        if best:
+            return {k: (fam, value) for k, (_, fam, value) in best.items()}
+    return {}
+
+
+def paired_summary(pairs):
+    """Summary of the duel of one cell: `pairs` holds (auto_s, peer_s), each the median
+    of one process, the two processes run one right after the other. Returns the median
+    of the ratios auto/peer, their quartiles, min and max, how many pairs `auto` won,
+    and both systems' fastest process."""
+    ratios = sorted(a / p for a, p in pairs)
+    n = len(ratios)
+    if n == 0:
+        return None
+    quartiles = statistics.quantiles(ratios, n=4, method="inclusive") if n >= 2 else [ratios[0]] * 3
+    return {
+        "pairs": n,
+        "median": statistics.median(ratios),
+        "q1": quartiles[0],
+        "q3": quartiles[2],
+        "min": ratios[0],
+        "max": ratios[-1],
+        "auto_wins": sum(1 for r in ratios if r < 1.0),
+        "auto_fastest_s": min(a for a, _ in pairs),
+        "peer_fastest_s": min(p for _, p in pairs),
+    }
+
+
+def duel(tools, settings, inputs, families, out, pairs, thread_counts):
+    """`pairs` times per cell: one process of `auto` and one of the cell's best tuned
+    peer, in a random order, the same number of timed runs in both. Appends every
+    process to OUT/duel.jsonl and prints the paired summary of each cell."""
+    best = best_peer_labels(out, families)
+    auto = next((f for f in families if f["name"] == "auto"), None)
+    if auto is None:
+        die("the plan has no `auto` family")
+    fastest = fastest_tuned(out)
+    rng = random.Random(settings["seed"])
+    cells = []
+    for inp in inputs:
+        if reference_checksum(tools, inp) is None:
+            print(f"{inp['name']}: no verified checksum (run `check` first), skipped")
+            continue
+        for threads in thread_counts or settings["threads"]:
+            if (inp["name"], threads) not in best:
+                print(f"{inp['name']} T={threads}: no tuned peer (run `tune` and `final` first), skipped")
+                continue
+            cells.append((inp, threads))
+    if not cells:
+        die("nothing to run")
+    summaries = []
+    with open(out / "duel.jsonl", "a") as log:
+        for inp, threads in cells:
+            fam_name, value = best[(inp["name"], threads)]
+            peer = next(f for f in families if f["name"] == fam_name)
+            inner = inner_runs(settings, fastest.get((inp["name"], threads)))
+            print(f"{inp['name']} T={threads}: auto against {config_label(peer, spec_of(peer, value))}, "
+                  f"{pairs} pairs of processes, {inner} runs each")
+            got = []
+            for k in range(pairs):
+                contenders = [(auto, "auto"), (peer, value)]
+                rng.shuffle(contenders)
+                recs = {}
+                for f, v in contenders:
+                    rec = measure(tools, inp, f, v, threads, inner, settings["timeout_s"], log)
+                    recs[f["name"]] = rec.get("median_s")
+                if recs["auto"] is not None and recs[fam_name] is not None:
+                    got.append((recs["auto"], recs[fam_name]))
+            s = paired_summary(got)
+            if s is None:
+                print("  every pair failed (see duel.jsonl `error`)")
+                continue
+            s.update(input=inp["name"], threads=threads, peer=config_label(peer, spec_of(peer, value)))
+            summaries.append(s)
+            print(f"  auto / peer: median {s['median']:.3f} (quartiles {s['q1']:.3f}-{s['q3']:.3f}, "
+                  f"{s['min']:.3f}-{s['max']:.3f}), auto faster in {s['auto_wins']} of {s['pairs']}")
+    lines = ["| input | threads | best tuned peer | pairs | auto / peer, median of pairs | quartiles | "
+             "min-max | auto faster | fastest auto / fastest peer |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for s in summaries:
+        lines.append(f"| {s['input']} | {s['threads']} | `{s['peer']}` | {s['pairs']} | {s['median']:.3f} | "
+                     f"{s['q1']:.3f}-{s['q3']:.3f} | {s['min']:.3f}-{s['max']:.3f} | {s['auto_wins']} | "
+                     f"{s['auto_fastest_s'] / s['peer_fastest_s']:.3f} |")
+    text = "\n".join(lines) + "\n"
+    (out / "duel.md").write_text(text)
+    print(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["prepare", "check", "tune", "final", "table", "all"])
+    ap.add_argument("command", choices=["prepare", "check", "tune", "final", "table", "all", "duel"])
     ap.add_argument("--plan", default=str(Path(__file__).with_name("plan.toml")))
     ap.add_argument("--out", default="results/peers")
     ap.add_argument("--peers", help="peer build directory (default $ORDO_PEERS_DIR or ../peers)")
     ap.add_argument("--ordo", help="ordo binary (default target/release/ordo)")
     ap.add_argument("--only", help="comma-separated input names")
+    ap.add_argument("--threads", help="duel: comma-separated thread counts (default: the plan's)")
+    ap.add_argument("--pairs", type=int, default=15, help="duel: pairs of processes per cell (default 15)")
     args = ap.parse_args()
     settings, inputs, families = load_plan(args.plan)
     if args.only:
@@ -466,6 +587,15 @@ def main():
         final(tools, settings, inputs, families, out)
     if args.command in ("table", "all"):
         table(out, families)
+    if args.command == "duel":
+        if args.pairs < 1:
+            die("--pairs must be at least 1")
+        try:
+            threads = [int(t) for t in args.threads.split(",")] if args.threads else None
+        except ValueError:
+            die(f"--threads {args.threads}: expected comma-separated thread counts")
+        out.mkdir(parents=True, exist_ok=True)
+        duel(tools, settings, inputs, families, out, args.pairs, threads)
 
 
 if __name__ == "__main__":

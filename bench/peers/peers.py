@@ -453,10 +453,13 @@ def table(out, families):
 # duel
 
 
-def best_peer_labels(out, families):
+def best_peer_labels(out, families, among=None):
     """The best tuned peer per (input, threads) by the medians of the final phase (the
-    tune phase's when there is no final phase): {(input, threads): (family, value)}."""
+    tune phase's when there is no final phase): {(input, threads): (family, value)};
+    with `among` (family names), the best of those families only."""
     peer_systems = {f["name"] for f in families if f["system"] != "ordo"}
+    if among is not None:
+        peer_systems &= set(among)
     for name in ("final.jsonl", "tune.jsonl"):
         path = out / name
         if not path.exists():
@@ -500,11 +503,17 @@ def paired_summary(pairs):
     }
 
 
-def duel(tools, settings, inputs, families, out, pairs, thread_counts):
+def duel(tools, settings, inputs, families, out, pairs, thread_counts, against=None):
     """`pairs` times per cell: one process of `auto` and one of the cell's best tuned
-    peer, in a random order, the same number of timed runs in both. Appends every
-    process to OUT/duel.jsonl and prints the paired summary of each cell."""
-    best = best_peer_labels(out, families)
+    peer (with `against`, of each of those peer families in turn: its best tuned point),
+    in a random order, the same number of timed runs in both. Appends every process to
+    OUT/duel.jsonl and prints the paired summary of each cell."""
+    peer_names = {f["name"] for f in families if f["system"] != "ordo"}
+    for name in against or []:
+        if name not in peer_names:
+            die(f"--against {name}: not a peer family of the plan ({', '.join(sorted(peer_names))})")
+    opponents = [best_peer_labels(out, families)] if not against else [
+        best_peer_labels(out, families, among=[name]) for name in against]
     auto = next((f for f in families if f["name"] == "auto"), None)
     if auto is None:
         die("the plan has no `auto` family")
@@ -516,16 +525,16 @@ def duel(tools, settings, inputs, families, out, pairs, thread_counts):
             print(f"{inp['name']}: no verified checksum (run `check` first), skipped")
             continue
         for threads in thread_counts or settings["threads"]:
-            if (inp["name"], threads) not in best:
-                print(f"{inp['name']} T={threads}: no tuned peer (run `tune` and `final` first), skipped")
-                continue
-            cells.append((inp, threads))
+            for best in opponents:
+                if (inp["name"], threads) not in best:
+                    print(f"{inp['name']} T={threads}: no tuned peer (run `tune` and `final` first), skipped")
+                    continue
+                cells.append((inp, threads, best[(inp["name"], threads)]))
     if not cells:
         die("nothing to run")
     summaries = []
     with open(out / "duel.jsonl", "a") as log:
-        for inp, threads in cells:
-            fam_name, value = best[(inp["name"], threads)]
+        for inp, threads, (fam_name, value) in cells:
             peer = next(f for f in families if f["name"] == fam_name)
             inner = inner_runs(settings, fastest.get((inp["name"], threads)))
             print(f"{inp['name']} T={threads}: auto against {config_label(peer, spec_of(peer, value))}, "
@@ -570,6 +579,8 @@ def main():
     ap.add_argument("--only", help="comma-separated input names")
     ap.add_argument("--threads", help="duel: comma-separated thread counts (default: the plan's)")
     ap.add_argument("--pairs", type=int, default=15, help="duel: pairs of processes per cell (default 15)")
+    ap.add_argument("--against", help="duel: comma-separated peer families, each at its best tuned point "
+                    "(default: the best tuned peer of each cell)")
     args = ap.parse_args()
     settings, inputs, families = load_plan(args.plan)
     if args.only:
@@ -595,7 +606,8 @@ def main():
         except ValueError:
             die(f"--threads {args.threads}: expected comma-separated thread counts")
         out.mkdir(parents=True, exist_ok=True)
-        duel(tools, settings, inputs, families, out, args.pairs, threads)
+        against = args.against.split(",") if args.against else None
+        duel(tools, settings, inputs, families, out, args.pairs, threads, against)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,11 @@ def test_best_peer_falls_back_to_the_tune_phase(tmp_path):
     write_log(tmp_path / "tune.jsonl", [rec("g", 2, "gapbs", 4, 0.030), rec("g", 2, "gapbs", 8, 0.020)])
     assert peers.best_peer_labels(tmp_path, FAMILIES) == {("g", 2): ("gapbs", 8)}
     assert peers.best_peer_labels(tmp_path / "missing", FAMILIES) == {}
+
+
+def test_best_peer_among_chosen_families(tmp_path):
+    write_log(tmp_path / "final.jsonl", [
+        rec("g", 2, "gapbs", 8192, 0.040), rec("g", 2, "wasp", 32768, 0.045), rec("g", 2, "wasp", 4096, 0.050),
+    ])
+    assert peers.best_peer_labels(tmp_path, FAMILIES, among=["wasp"]) == {("g", 2): ("wasp", 32768)}
+    assert peers.best_peer_labels(tmp_path, FAMILIES, among=["obim"]) == {}

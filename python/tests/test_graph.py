@@ -346,6 +346,18 @@ def test_from_file_simplify_drops_loops_and_keeps_the_least_weight(tmp_path):
     np.testing.assert_array_equal(graph_triples(s), [[0, 1, 2], [1, 2, 0], [4, 1, 2]])
 
 
+def test_from_file_huge_pages_copies_the_graph_unchanged(tmp_path):
+    path = tmp_path / "k.ordo"
+    ordo.generate("kron:scale=12,seed=5").save(path)
+    g = ordo.Graph.from_file(path)
+    h = ordo.Graph.from_file(path, huge_pages=True)
+    assert h.name == f"{path} [huge pages]"
+    np.testing.assert_array_equal(h.offsets, g.offsets)
+    np.testing.assert_array_equal(h.targets, g.targets)
+    huge = h.huge_page_bytes()
+    assert huge is None or 0 <= huge <= h.memory_bytes
+
+
 @pytest.mark.parametrize(
     "name,text,match",
     [

@@ -231,6 +231,7 @@ fn graph_source(args: &SsspArgs) -> anyhow::Result<GraphSource> {
         "ordo dist reads graphs as they are: --weights, --symmetrize, --simplify, --remap and --coords need the whole graph \
          (apply them once with `ordo convert`)"
     );
+    anyhow::ensure!(!load.huge_pages, "ordo dist keeps each rank's part as it reads it: drop --huge-pages");
     match (&args.input.graph, &args.input.gen) {
         (Some(path), None) => {
             let mut head = [0u8; 8];

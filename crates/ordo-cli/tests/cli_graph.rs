@@ -96,6 +96,28 @@ fn simplify_drops_loops_and_parallel_edges_keeping_the_least_weight() {
 }
 
 #[test]
+fn huge_pages_hold_the_same_graph_and_say_what_the_kernel_granted() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("k.ordo");
+    json(&["gen", "kron:scale=14,seed=2", "-o", s(&file), "--json"]);
+    let weights = ["--weights", "uniform:1..100:seed=1"];
+    let plain = json(&[&["run", "sssp", "--graph", s(&file), "--verify", "--json"][..], &weights].concat());
+    for input in [["--graph", s(&file)], ["--gen", "kron:scale=14,seed=2"]] {
+        let args = [&["run", "sssp", input[0], input[1], "--huge-pages", "--verify", "--json"][..], &weights]
+            .concat();
+        let out = ordo().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((run["verified"].as_bool(), &run["sum_dist"]), (Some(true), &plain["sum_dist"]));
+        assert!(run["graph"].as_str().unwrap().contains("huge pages"), "{}", run["graph"]);
+        assert!(stderr.lines().any(|l| l.starts_with("huge pages: ")), "{stderr}");
+    }
+    let e = fails(&["dist", "sssp", "--graph", s(&file), "--huge-pages"]);
+    assert!(e.contains("drop --huge-pages"), "{e}");
+}
+
+#[test]
 fn info_of_generated_kron_and_grid() {
     let k = json(&["info", "--gen", "kron:scale=10,ef=8", "--json"]);
     assert_eq!(k["n"], 1024);

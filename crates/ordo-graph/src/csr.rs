@@ -252,6 +252,19 @@ impl Graph {
         Ok(())
     }
 
+    /// Reassembles arrays taken from a valid graph by [`Graph::into_parts`]
+    /// (copied or moved, unchanged), without checking them again.
+    pub(crate) fn from_valid_parts(
+        offsets: Buf<u64>,
+        targets: Buf<u32>,
+        weights: Option<Buf<u32>>,
+        coords: Option<Coordinates>,
+    ) -> Self {
+        let g = Graph { offsets, targets, weights, coords };
+        debug_assert!(g.validate().is_ok());
+        g
+    }
+
     /// Decomposes the graph into its arrays.
     pub fn into_parts(self) -> (Buf<u64>, Buf<u32>, Option<Buf<u32>>, Option<Coordinates>) {
         (self.offsets, self.targets, self.weights, self.coords)

@@ -11,6 +11,7 @@ pub mod csr;
 pub mod datasets;
 pub mod error;
 pub mod gen;
+pub mod huge_pages;
 pub mod load;
 pub mod memory;
 pub mod output;

@@ -319,6 +319,8 @@ pub struct LoadPlan {
     pub symmetrize: bool,
     /// Whether self loops and parallel edges are dropped after loading.
     pub simplify: bool,
+    /// Whether the graph is copied into huge pages at the end.
+    pub huge_pages: bool,
     /// Whether new weights replace the file's.
     pub reweight: bool,
     /// What the caller needs afterwards.
@@ -336,6 +338,8 @@ pub struct LoadPlan {
 ///   of that size while parallel edges are dropped;
 /// * new weights: one more weight array;
 /// * simplifying: two CSRs of the final size (the graph and its simple copy);
+/// * copying into huge pages: two CSRs of the final size (the graph and its
+///   copy);
 /// * finally the graph plus [`WorkingMemory`].
 pub fn load_need(shape: &GraphShape, plan: &LoadPlan) -> u64 {
     let offsets = 8u64.saturating_mul(shape.n.saturating_add(1));
@@ -357,6 +361,10 @@ pub fn load_need(shape: &GraphShape, plan: &LoadPlan) -> u64 {
     if plan.simplify {
         let simple = final_shape.csr_bytes().saturating_add(reweight).saturating_mul(2);
         peak = peak.max(simple.saturating_add(coords));
+    }
+    if plan.huge_pages {
+        let copied = final_shape.csr_bytes().saturating_add(reweight).saturating_mul(2);
+        peak = peak.max(copied.saturating_add(coords));
     }
     let holding =
         final_shape.csr_bytes().saturating_add(reweight).saturating_add(plan.working.bytes(&final_shape));
@@ -433,6 +441,9 @@ mod tests {
         let plan = LoadPlan { text: true, symmetrize: true, ..Default::default() };
         let sym = GraphShape { n: 100, m: 2000, weighted: false, coords: false };
         assert!(load_need(&shape, &plan) >= 2 * sym.csr_bytes());
+        // Copying into huge pages holds the graph twice for a moment.
+        let plan = LoadPlan { huge_pages: true, ..Default::default() };
+        assert_eq!(load_need(&shape, &plan), 2 * shape.csr_bytes() + 1600);
     }
 
     #[test]

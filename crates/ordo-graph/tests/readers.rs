@@ -184,3 +184,26 @@ fn absurd_vertex_counts_are_refused_before_allocating() {
         "{e}"
     );
 }
+
+#[test]
+fn huge_pages_copy_the_graph_of_every_format_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let gr = write(dir.path(), "t.gr", TRIANGLE_GR);
+    let g: Graph = "kron:scale=12,seed=5".parse::<ordo_graph::gen::GenSpec>().unwrap().generate().unwrap();
+    let bin = dir.path().join("k.ordo");
+    ordo_graph::binary::write(&g, &bin).unwrap();
+    let huge = LoadOptions { huge_pages: true, ..Default::default() };
+    for (path, reweight) in [(&gr, false), (&bin, false), (&bin, true)] {
+        let weights = if reweight { WeightSpec::Unit } else { WeightSpec::Keep };
+        let plain = load(path, &LoadOptions { weights, ..Default::default() }).unwrap();
+        let copied = load(path, &LoadOptions { weights, ..huge.clone() }).unwrap();
+        assert_eq!(copied, plain, "{}", path.display());
+        let start = copied.targets().as_ptr() as usize;
+        assert_eq!(
+            start % ordo_graph::huge_pages::HUGE_PAGE_BYTES,
+            0,
+            "{}: targets start a huge page",
+            path.display()
+        );
+    }
+}

@@ -71,6 +71,8 @@ struct InputFile {
     symmetrize: bool,
     #[serde(default)]
     simplify: bool,
+    #[serde(default)]
+    huge_pages: bool,
     coords: Option<Spanned<PathBuf>>,
     #[serde(default)]
     remap: bool,
@@ -341,8 +343,13 @@ impl Plan {
 
 fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<PlanInput> {
     let name = i.name.get_ref();
-    let mut load =
-        LoadArgs { symmetrize: i.symmetrize, simplify: i.simplify, remap: i.remap, ..LoadArgs::default() };
+    let mut load = LoadArgs {
+        symmetrize: i.symmetrize,
+        simplify: i.simplify,
+        huge_pages: i.huge_pages,
+        remap: i.remap,
+        ..LoadArgs::default()
+    };
     if let Some(w) = &i.weights {
         load.weights = match WeightSpec::from_str(w.get_ref()) {
             Ok(w) => w,
@@ -366,6 +373,7 @@ fn parse_input(loc: &Locator<'_>, base: &Path, i: &InputFile) -> anyhow::Result<
             (i.weights.is_some(), "weights"),
             (i.symmetrize, "symmetrize"),
             (i.simplify, "simplify"),
+            (i.huge_pages, "huge_pages"),
             (i.coords.is_some(), "coords"),
             (i.remap, "remap"),
             (i.format.is_some(), "format"),
@@ -768,6 +776,25 @@ mod tests {
     }
 
     const BASE: &str = "[[input]]\nname = \"g\"\ngen = \"grid:w=4,h=4\"\n";
+
+    #[test]
+    fn load_options_reach_the_input() {
+        let plan = parse(
+            "[[input]]\nname = \"g\"\ngen = \"grid:w=4,h=4\"\nsimplify = true\nhuge_pages = true\n\
+             [[experiment]]\nname = \"e\"\napps = [\"sssp\"]\nschedulers = [\"strict\"]\n",
+        )
+        .unwrap();
+        let load = &plan.inputs[0].args.load;
+        assert!(load.simplify && load.huge_pages && !load.symmetrize);
+        assert!(plan.inputs[0].args.describe().ends_with(" [simplified, huge pages]"));
+        let e = parse(
+            "[[input]]\nname = \"x\"\nnone = true\nhuge_pages = true\n\
+             [[experiment]]\nname = \"e\"\napps = [\"sssp\"]\nschedulers = [\"strict\"]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`none = true` takes no `huge_pages`"), "{e}");
+    }
 
     #[test]
     fn ranges_lists_and_scalars() {

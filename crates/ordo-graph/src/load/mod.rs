@@ -59,6 +59,11 @@ pub struct LoadOptions {
     /// symmetrizing and weighting: the simple graph that GAPBS's and Wasp's
     /// builders make of every input. Adjacency lists end up sorted.
     pub simplify: bool,
+    /// Copy the finished graph's offsets, targets and weights into
+    /// transparent huge pages (see [`crate::huge_pages`]): fewer TLB misses
+    /// on graphs read at random places, for a copy instead of the zero-copy
+    /// load of the binary format.
+    pub huge_pages: bool,
     /// Called with `(bytes done, bytes total)` while parsing.
     pub progress: Option<Progress>,
     /// Memory the caller will need per vertex and edge once the graph is
@@ -78,6 +83,7 @@ impl fmt::Debug for LoadOptions {
             .field("one_based", &self.one_based)
             .field("symmetrize", &self.symmetrize)
             .field("simplify", &self.simplify)
+            .field("huge_pages", &self.huge_pages)
             .field("progress", &self.progress.is_some())
             .field("working_memory", &self.working_memory)
             .finish()
@@ -100,7 +106,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
         // header's sizes are known to fit.
         check_binary(path, bytes, 0, opts)?;
         drop(content);
-        return finish_binary(crate::binary::load(path)?, opts);
+        return finish_binary(path, crate::binary::load(path)?, opts);
     }
     let coords_path = match &opts.coords {
         Some(p) => Some(p.clone()),
@@ -124,21 +130,25 @@ pub fn load_bytes(name: &Path, bytes: &[u8], format: Format, opts: &LoadOptions)
 
 /// Applies weights, symmetrization and simplification to a graph read from
 /// the binary format.
-fn finish_binary(graph: Graph, opts: &LoadOptions) -> Result<Graph> {
+fn finish_binary(path: &Path, graph: Graph, opts: &LoadOptions) -> Result<Graph> {
     let mut graph = if opts.symmetrize { dedup_edges(&symmetrize(&graph)) } else { graph };
     crate::weights::apply(&mut graph, &opts.weights)?;
-    Ok(simplify_if(graph, opts))
+    finish(path, graph, opts)
 }
 
-/// `graph` without self loops and parallel edges when `opts.simplify`.
-/// After the weights: weights that depend on the edge's two ends (all
-/// [`WeightSpec`]s do) are the same whether or not the graph is simplified.
-fn simplify_if(graph: Graph, opts: &LoadOptions) -> Graph {
-    if opts.simplify {
-        crate::transform::simplify(&graph)
-    } else {
-        graph
+/// The last steps of every load, after the weights: `graph` without self
+/// loops and parallel edges when `opts.simplify` (weights that depend on
+/// the edge's two ends, as all [`WeightSpec`]s do, are the same whether or
+/// not the graph is simplified), then copied into huge pages when
+/// `opts.huge_pages`.
+fn finish(path: &Path, graph: Graph, opts: &LoadOptions) -> Result<Graph> {
+    let graph = if opts.simplify { crate::transform::simplify(&graph) } else { graph };
+    if !opts.huge_pages {
+        return Ok(graph);
     }
+    graph
+        .into_huge_pages()
+        .map_err(|e| GraphError::file(path, format!("cannot copy the graph into huge pages: {e}")))
 }
 
 /// Parses a text format, releases the bytes, then builds and weights the CSR.
@@ -173,7 +183,7 @@ fn parse_and_build(
             check_binary(path, bytes, resident_input, opts)?;
             let graph = crate::binary::from_bytes(path, bytes)?;
             drop(content);
-            return finish_binary(graph, opts);
+            return finish_binary(path, graph, opts);
         }
     };
     drop(content);
@@ -182,7 +192,7 @@ fn parse_and_build(
     }
     let mut graph = if opts.symmetrize { symmetrize_edge_list(el)? } else { el.into_graph()? };
     crate::weights::apply(&mut graph, &opts.weights)?;
-    Ok(simplify_if(graph, opts))
+    finish(path, graph, opts)
 }
 
 /// The load plan of `opts` for [`memory::load_need`] (input residency and
@@ -191,6 +201,7 @@ fn plan(opts: &LoadOptions) -> LoadPlan {
     LoadPlan {
         symmetrize: opts.symmetrize,
         simplify: opts.simplify,
+        huge_pages: opts.huge_pages,
         reweight: opts.weights != WeightSpec::Keep,
         working: opts.working_memory,
         ..LoadPlan::default()

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use numpy::PyArray1;
 use ordo_graph::gen::GenSpec;
 use ordo_graph::{CoordSystem, Coordinates, EdgeList, Format, Graph, LoadOptions, WeightSpec};
+use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -603,20 +604,21 @@ fn edge_list_graph(
 ///
 /// Args:
 ///     spec: the generator spec.
-///     weights, symmetrize: as in :meth:`Graph.from_file`.
+///     weights, symmetrize, huge_pages: as in :meth:`Graph.from_file`.
 ///     threads: threads used to generate (default: ``ORDO_THREADS`` or
 ///         all cores).
 ///
 /// Raises:
 ///     ValueError: a bad spec or weight rule.
 #[pyfunction]
-#[pyo3(signature = (spec, weights=None, symmetrize=false, threads=None))]
+#[pyo3(signature = (spec, weights=None, symmetrize=false, threads=None, *, huge_pages=false))]
 pub(crate) fn generate(
     py: Python<'_>,
     spec: &str,
     weights: Option<&str>,
     symmetrize: bool,
     threads: Option<usize>,
+    huge_pages: bool,
 ) -> PyResult<PyGraph> {
     let gen: GenSpec = spec.parse().map_err(value_error)?;
     let weights = weight_spec(weights)?;
@@ -624,8 +626,15 @@ pub(crate) fn generate(
     let graph = py.detach(|| {
         no_panic(|| {
             let graph = gen.generate_with_threads(threads).map_err(value_error)?;
-            finish(graph, &weights, symmetrize)
+            let graph = finish(graph, &weights, symmetrize)?;
+            if huge_pages {
+                return graph
+                    .into_huge_pages()
+                    .map_err(|e| PyOSError::new_err(format!("cannot copy {gen} into huge pages: {e}")));
+            }
+            Ok(graph)
         })
     })?;
-    Ok(PyGraph { graph: Arc::new(graph), name: describe(gen.to_string(), &weights, symmetrize, false) })
+    let name = describe_file(gen.to_string(), &weights, symmetrize, false, false, huge_pages);
+    Ok(PyGraph { graph: Arc::new(graph), name })
 }

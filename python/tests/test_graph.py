@@ -356,6 +356,9 @@ def test_from_file_huge_pages_copies_the_graph_unchanged(tmp_path):
     np.testing.assert_array_equal(h.targets, g.targets)
     huge = h.huge_page_bytes()
     assert huge is None or 0 <= huge <= h.memory_bytes
+    k = ordo.generate("kron:scale=12,seed=5", huge_pages=True)
+    assert k.name.endswith(" [huge pages]")
+    np.testing.assert_array_equal(k.targets, g.targets)
 
 
 @pytest.mark.parametrize(

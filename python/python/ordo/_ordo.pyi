@@ -90,6 +90,8 @@ def generate(
     weights: Optional[str] = None,
     symmetrize: bool = False,
     threads: Optional[int] = None,
+    *,
+    huge_pages: bool = False,
 ) -> Graph: ...
 
 CANCELLED_NOTE: str

@@ -203,7 +203,7 @@ pub(crate) fn generate(
 fn note_huge_pages(graph: &Graph) {
     let mode = ordo_graph::huge_pages::transparent_huge_pages_mode();
     let mode_text = mode.as_deref().unwrap_or("not reported");
-    let arrays = graph.memory_bytes() - graph.coords().map_or(0, |c| c.len() * 16);
+    let arrays = graph.huge_page_candidate_bytes();
     match graph.huge_page_bytes() {
         Some(huge) => console::note!(
             "huge pages: {:.1} of the graph's {:.1} MB (transparent huge pages: {mode_text})",

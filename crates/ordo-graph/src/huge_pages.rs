@@ -98,8 +98,16 @@ impl Graph {
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         let mut ranges = vec![byte_range(self.offsets()), byte_range(self.targets())];
         ranges.extend(self.weights().map(byte_range));
-        let arrays: u64 = ranges.iter().map(|r| r.len() as u64).sum();
-        Some(anon_huge_bytes(&smaps, &ranges).min(arrays))
+        Some(anon_huge_bytes(&smaps, &ranges).min(self.huge_page_candidate_bytes()))
+    }
+
+    /// Bytes of the arrays [`Graph::into_huge_pages`] copies: the offsets,
+    /// targets and weights.
+    pub fn huge_page_candidate_bytes(&self) -> u64 {
+        let bytes = std::mem::size_of_val(self.offsets())
+            + std::mem::size_of_val(self.targets())
+            + self.weights().map_or(0, std::mem::size_of_val);
+        bytes as u64
     }
 }
 

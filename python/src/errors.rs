@@ -35,6 +35,16 @@ pub(crate) fn file_error(e: GraphError) -> PyErr {
     }
 }
 
+/// The exception for an error of changing a graph held in memory: an
+/// `OSError` where the operating system refused memory for huge pages, a
+/// `ValueError` otherwise (a weight rule that does not fit the graph).
+pub(crate) fn in_memory_error(e: GraphError) -> PyErr {
+    match &e {
+        GraphError::HugePages(_) => PyOSError::new_err(e.to_string()),
+        _ => value_error(e),
+    }
+}
+
 /// The exception for a graph that cannot be built from in-memory arrays
 /// (the caller passed inconsistent arrays): a `ValueError`.
 pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {

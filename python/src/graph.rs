@@ -8,12 +8,11 @@ use std::sync::Arc;
 use numpy::PyArray1;
 use ordo_graph::gen::GenSpec;
 use ordo_graph::{CoordSystem, Coordinates, EdgeList, Format, Graph, LoadOptions, WeightSpec};
-use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::arrays;
-use crate::errors::{file_error, no_panic, value_error};
+use crate::errors::{file_error, in_memory_error, no_panic, value_error};
 use crate::pools::thread_count;
 
 /// A directed graph in compressed sparse row (CSR) form, immutable.
@@ -39,52 +38,16 @@ fn weight_spec(weights: Option<&str>) -> PyResult<WeightSpec> {
     weights.map_or(Ok(WeightSpec::Keep), |w| w.parse::<WeightSpec>().map_err(value_error))
 }
 
-/// The report name of an input plus the options that changed it, as
-/// `ordo run` prints it, e.g. `FLA.edges.gz [weights=unit, symmetrized]`.
-fn describe(base: String, weights: &WeightSpec, symmetrize: bool, remap: bool) -> String {
-    describe_file(base, weights, symmetrize, false, remap, false)
+/// The load options that change a graph built in memory: its weights and
+/// whether it is symmetrized. Their [`LoadOptions::describe`] names the
+/// graph in reports as `ordo run` names its input.
+fn changes(weights: WeightSpec, symmetrize: bool) -> LoadOptions {
+    LoadOptions { weights, symmetrize, ..LoadOptions::default() }
 }
 
-/// [`describe`] with the file-only `simplify` and `huge_pages` options.
-fn describe_file(
-    base: String,
-    weights: &WeightSpec,
-    symmetrize: bool,
-    simplify: bool,
-    remap: bool,
-    huge_pages: bool,
-) -> String {
-    let mut changes = Vec::new();
-    if *weights != WeightSpec::Keep {
-        changes.push(format!("weights={weights}"));
-    }
-    if symmetrize {
-        changes.push("symmetrized".to_string());
-    }
-    if simplify {
-        changes.push("simplified".to_string());
-    }
-    if remap {
-        changes.push("remapped".to_string());
-    }
-    if huge_pages {
-        changes.push("huge pages".to_string());
-    }
-    if changes.is_empty() {
-        base
-    } else {
-        format!("{base} [{}]", changes.join(", "))
-    }
-}
-
-/// Symmetrizes (reverse edges added, parallel edges merged keeping the
-/// least weight) and weights a graph built in memory.
-fn finish(mut graph: Graph, weights: &WeightSpec, symmetrize: bool) -> PyResult<Graph> {
-    if symmetrize {
-        graph = ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&graph));
-    }
-    ordo_graph::weights::apply(&mut graph, weights).map_err(value_error)?;
-    Ok(graph)
+/// Applies `opts` to a graph built in memory.
+fn finish(graph: Graph, opts: &LoadOptions) -> PyResult<Graph> {
+    opts.apply(graph).map_err(in_memory_error)
 }
 
 /// Planar coordinates from the `coords` argument, if given.
@@ -160,8 +123,7 @@ impl PyGraph {
             ..LoadOptions::default()
         };
         let graph = py.detach(|| no_panic(|| ordo_graph::load(&path, &opts).map_err(file_error)))?;
-        let name =
-            describe_file(path.display().to_string(), &weights, symmetrize, simplify, remap, huge_pages);
+        let name = opts.describe(&path.display().to_string());
         Ok(PyGraph { graph: Arc::new(graph), name })
     }
 
@@ -229,8 +191,9 @@ impl PyGraph {
                 let data = values(&csr, &spec)?;
                 csr_graph(&csr.getattr("indptr")?, &csr.getattr("indices")?, data.as_ref(), Some(n), coords)?
             };
-            let graph = py.detach(|| no_panic(|| finish(graph, &spec, symmetrize)))?;
-            let name = describe(format!("scipy {format} {n}x{n}"), &spec, symmetrize, false);
+            let opts = changes(spec, symmetrize);
+            let graph = py.detach(|| no_panic(|| finish(graph, &opts)))?;
+            let name = opts.describe(&format!("scipy {format} {n}x{n}"));
             Ok(PyGraph { graph: Arc::new(graph), name })
         })
     }
@@ -289,9 +252,9 @@ impl PyGraph {
             }
             let weight = weight.filter(|w| !w.is_none());
             let graph = edge_list_graph(py, src, dst, weight, n, coords)?;
-            let spec = WeightSpec::Keep;
-            let graph = py.detach(|| no_panic(|| finish(graph, &spec, symmetrize)))?;
-            let name = describe(format!("edges n={n}"), &spec, symmetrize, false);
+            let opts = changes(WeightSpec::Keep, symmetrize);
+            let graph = py.detach(|| no_panic(|| finish(graph, &opts)))?;
+            let name = opts.describe(&format!("edges n={n}"));
             Ok(PyGraph { graph: Arc::new(graph), name })
         })
     }
@@ -474,10 +437,7 @@ impl PyGraph {
                 Ok(ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&self.graph)))
             })
         })?;
-        Ok(PyGraph {
-            graph: Arc::new(graph),
-            name: describe(self.name.clone(), &WeightSpec::Keep, true, false),
-        })
+        Ok(PyGraph { graph: Arc::new(graph), name: changes(WeightSpec::Keep, true).describe(&self.name) })
     }
 
     /// A new graph without parallel edges: of the edges ``u -> v``, the one
@@ -495,8 +455,9 @@ impl PyGraph {
     /// ``ordo --weights``.
     fn with_weights(&self, py: Python<'_>, rule: &str) -> PyResult<PyGraph> {
         let spec = weight_spec(Some(rule))?;
-        let graph = py.detach(|| no_panic(|| finish(Graph::clone(&self.graph), &spec, false)))?;
-        Ok(PyGraph { graph: Arc::new(graph), name: describe(self.name.clone(), &spec, false, false) })
+        let opts = changes(spec, false);
+        let graph = py.detach(|| no_panic(|| finish(Graph::clone(&self.graph), &opts)))?;
+        Ok(PyGraph { graph: Arc::new(graph), name: opts.describe(&self.name) })
     }
 
     /// Writes the graph to ``path`` in ``format`` (default: from the
@@ -623,18 +584,13 @@ pub(crate) fn generate(
     let gen: GenSpec = spec.parse().map_err(value_error)?;
     let weights = weight_spec(weights)?;
     let threads = thread_count(threads)?;
+    let opts = LoadOptions { huge_pages, ..changes(weights, symmetrize) };
     let graph = py.detach(|| {
         no_panic(|| {
             let graph = gen.generate_with_threads(threads).map_err(value_error)?;
-            let graph = finish(graph, &weights, symmetrize)?;
-            if huge_pages {
-                return graph
-                    .into_huge_pages()
-                    .map_err(|e| PyOSError::new_err(format!("cannot copy {gen} into huge pages: {e}")));
-            }
-            Ok(graph)
+            finish(graph, &opts)
         })
     })?;
-    let name = describe_file(gen.to_string(), &weights, symmetrize, false, false, huge_pages);
+    let name = opts.describe(&gen.to_string());
     Ok(PyGraph { graph: Arc::new(graph), name })
 }

@@ -46,6 +46,25 @@ pub(crate) struct LoadArgs {
     pub(crate) format: Option<Format>,
 }
 
+impl LoadArgs {
+    /// The library's load options these flags set (no progress callback,
+    /// no working memory).
+    pub(crate) fn options(&self) -> LoadOptions {
+        LoadOptions {
+            format: self.format,
+            weights: self.weights,
+            coords: self.coords.clone(),
+            remap_ids: self.remap,
+            one_based: None,
+            symmetrize: self.symmetrize,
+            simplify: self.simplify,
+            huge_pages: self.huge_pages,
+            progress: None,
+            working_memory: WorkingMemory::NONE,
+        }
+    }
+}
+
 /// Where the graph comes from: a file or a generator, plus load options.
 /// Flattened into every command that works on a graph.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -67,31 +86,12 @@ impl InputArgs {
     /// canonical generator spec, followed by the options that change the
     /// graph or how it is held, e.g. `FLA.edges.gz [weights=uniform:1..100000:seed=1, symmetrized]`.
     pub(crate) fn describe(&self) -> String {
-        let mut name = match (&self.graph, &self.gen) {
+        let name = match (&self.graph, &self.gen) {
             (Some(p), _) => p.display().to_string(),
             (None, Some(s)) => s.parse::<GenSpec>().map_or_else(|_| s.clone(), |g| g.to_string()),
             (None, None) => NO_INPUT.into(),
         };
-        let mut changes = Vec::new();
-        if self.load.weights != WeightSpec::Keep {
-            changes.push(format!("weights={}", self.load.weights));
-        }
-        if self.load.symmetrize {
-            changes.push("symmetrized".to_string());
-        }
-        if self.load.simplify {
-            changes.push("simplified".to_string());
-        }
-        if self.load.remap {
-            changes.push("remapped".to_string());
-        }
-        if self.load.huge_pages {
-            changes.push("huge pages".to_string());
-        }
-        if !changes.is_empty() {
-            name.push_str(&format!(" [{}]", changes.join(", ")));
-        }
-        name
+        self.load.options().describe(&name)
     }
 }
 
@@ -135,18 +135,7 @@ pub(crate) fn load_file(path: &Path, load: &LoadArgs) -> anyhow::Result<Graph> {
 fn load_file_with(path: &Path, load: &LoadArgs, working: WorkingMemory) -> anyhow::Result<Graph> {
     let total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let progress = Progress::bytes(format!("loading {}", path.display()), total);
-    let opts = LoadOptions {
-        format: load.format,
-        weights: load.weights,
-        coords: load.coords.clone(),
-        remap_ids: load.remap,
-        one_based: None,
-        symmetrize: load.symmetrize,
-        simplify: load.simplify,
-        huge_pages: load.huge_pages,
-        progress: Some(progress.callback()),
-        working_memory: working,
-    };
+    let opts = LoadOptions { progress: Some(progress.callback()), working_memory: working, ..load.options() };
     let graph = ordo_graph::load(path, &opts)?;
     progress.finish();
     if load.huge_pages {
@@ -179,17 +168,8 @@ pub(crate) fn generate(
     let need = spec.memory_needed().max(memory::load_need(&spec.shape(), &plan));
     memory::check(need, || format!("generating {spec} and using it"))?;
     let progress = Progress::spinner(format!("generating {spec}"));
-    let mut graph = spec.generate_with_threads(threads)?;
-    if load.symmetrize {
-        graph = ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&graph));
-    }
-    ordo_graph::weights::apply(&mut graph, &load.weights).with_context(|| format!("weights for {spec}"))?;
-    if load.simplify {
-        graph = ordo_graph::transform::simplify(&graph);
-    }
-    if load.huge_pages {
-        graph = graph.into_huge_pages().with_context(|| format!("copying {spec} into huge pages"))?;
-    }
+    let graph = spec.generate_with_threads(threads)?;
+    let graph = load.options().apply(graph).with_context(|| format!("generating {spec}"))?;
     progress.finish();
     if load.huge_pages {
         note_huge_pages(&graph);

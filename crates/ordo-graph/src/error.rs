@@ -58,6 +58,11 @@ pub enum GraphError {
     /// A graph built in memory violates an invariant of the CSR format.
     #[error("invalid graph: {0}")]
     Invalid(String),
+    /// The operating system refused the memory for a copy of a graph held
+    /// in memory into huge pages (see [`crate::huge_pages`]); a load names
+    /// the file instead, as a [`GraphError::File`].
+    #[error("cannot copy the graph into huge pages: {0}")]
+    HugePages(io::Error),
 }
 
 impl GraphError {

@@ -207,3 +207,58 @@ fn huge_pages_copy_the_graph_of_every_format_unchanged() {
         );
     }
 }
+
+#[test]
+fn options_change_a_graph_held_in_memory_as_they_change_a_loaded_one() {
+    // 1 -> 2 twice (weights 7 and 3), a self loop on 3, 3 -> 1.
+    let mut el = ordo_graph::EdgeList::new(3, true);
+    for (u, v, w) in [(0, 1, 7), (0, 1, 3), (2, 2, 5), (2, 0, 9)] {
+        el.push(u, v, w);
+    }
+    let graph = el.into_graph().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let gr = write(dir.path(), "g.gr", b"p sp 3 4\na 1 2 7\na 1 2 3\na 3 3 5\na 3 1 9\n");
+    let cases = [
+        (LoadOptions::default(), vec![(0, 1, 7), (0, 1, 3), (2, 2, 5), (2, 0, 9)]),
+        (
+            LoadOptions { symmetrize: true, ..Default::default() },
+            vec![(0, 1, 3), (0, 2, 9), (1, 0, 3), (2, 0, 9), (2, 2, 5)],
+        ),
+        (
+            LoadOptions { simplify: true, weights: WeightSpec::Unit, ..Default::default() },
+            vec![(0, 1, 1), (2, 0, 1)],
+        ),
+        (
+            LoadOptions { symmetrize: true, simplify: true, huge_pages: true, ..Default::default() },
+            vec![(0, 1, 3), (0, 2, 9), (1, 0, 3), (2, 0, 9)],
+        ),
+    ];
+    for (opts, expected) in cases {
+        let applied = opts.apply(graph.clone()).unwrap();
+        assert_eq!(edges(&applied), expected, "{opts:?}");
+        assert_eq!(applied, load(&gr, &opts).unwrap(), "{opts:?}: as loaded from a file");
+    }
+}
+
+#[test]
+fn reports_name_an_input_with_the_options_that_change_it() {
+    assert_eq!(LoadOptions::default().describe("g.gr"), "g.gr");
+    // Options about reading the file do not change the graph.
+    let read_only =
+        LoadOptions { format: Some(Format::DimacsGr), one_based: Some(true), ..Default::default() };
+    assert_eq!(read_only.describe("g.gr"), "g.gr");
+    let all = LoadOptions {
+        weights: "uniform:1..100:seed=2".parse().unwrap(),
+        symmetrize: true,
+        simplify: true,
+        remap_ids: true,
+        huge_pages: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        all.describe("kron:scale=10"),
+        "kron:scale=10 [weights=uniform:1..100:seed=2, symmetrized, simplified, remapped, huge pages]"
+    );
+    let unit = LoadOptions { weights: WeightSpec::Unit, ..Default::default() };
+    assert_eq!(unit.describe("FLA.gr"), "FLA.gr [weights=unit]");
+}

@@ -128,27 +128,73 @@ pub fn load_bytes(name: &Path, bytes: &[u8], format: Format, opts: &LoadOptions)
     parse_and_build(name, content, format, opts.coords.as_deref(), opts)
 }
 
-/// Applies weights, symmetrization and simplification to a graph read from
-/// the binary format.
-fn finish_binary(path: &Path, graph: Graph, opts: &LoadOptions) -> Result<Graph> {
-    let mut graph = if opts.symmetrize { dedup_edges(&symmetrize(&graph)) } else { graph };
-    crate::weights::apply(&mut graph, &opts.weights)?;
-    finish(path, graph, opts)
+impl LoadOptions {
+    /// Applies the options that change a graph to one held in memory (from
+    /// a generator or from arrays), in the order of a load: symmetrize
+    /// (parallel edges merged, the least weight kept), weights, simplify,
+    /// then the copy into huge pages. Format, coordinates, id remapping and
+    /// progress concern reading a file and are not looked at.
+    pub fn apply(&self, graph: Graph) -> Result<Graph> {
+        let mut graph = if self.symmetrize { dedup_edges(&symmetrize(&graph)) } else { graph };
+        crate::weights::apply(&mut graph, &self.weights)?;
+        self.finish(graph)
+    }
+
+    /// The name reports give a graph held with these options: `base` (the
+    /// file path or generator spec) followed by the options that change the
+    /// graph or how it is held, e.g. `FLA.gr [weights=uniform:1..100000:seed=1,
+    /// symmetrized]`; `base` alone when none is set.
+    pub fn describe(&self, base: &str) -> String {
+        let mut changes = Vec::new();
+        if self.weights != WeightSpec::Keep {
+            changes.push(format!("weights={}", self.weights));
+        }
+        let flags = [
+            (self.symmetrize, "symmetrized"),
+            (self.simplify, "simplified"),
+            (self.remap_ids, "remapped"),
+            (self.huge_pages, "huge pages"),
+        ];
+        changes.extend(flags.iter().filter(|(set, _)| *set).map(|(_, change)| change.to_string()));
+        if changes.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base} [{}]", changes.join(", "))
+        }
+    }
+
+    /// The last steps of every load, after the weights: the graph without
+    /// self loops and parallel edges when `simplify` (weights that depend on
+    /// the edge's two ends, as all [`WeightSpec`]s do, are the same whether
+    /// or not the graph is simplified), then copied into huge pages when
+    /// `huge_pages`.
+    fn finish(&self, graph: Graph) -> Result<Graph> {
+        let graph = if self.simplify { crate::transform::simplify(&graph) } else { graph };
+        if !self.huge_pages {
+            return Ok(graph);
+        }
+        graph.into_huge_pages().map_err(GraphError::HugePages)
+    }
 }
 
-/// The last steps of every load, after the weights: `graph` without self
-/// loops and parallel edges when `opts.simplify` (weights that depend on
-/// the edge's two ends, as all [`WeightSpec`]s do, are the same whether or
-/// not the graph is simplified), then copied into huge pages when
-/// `opts.huge_pages`.
+/// [`LoadOptions::apply`] to a graph read from the binary format.
+fn finish_binary(path: &Path, graph: Graph, opts: &LoadOptions) -> Result<Graph> {
+    opts.apply(graph).map_err(|e| in_file(path, e))
+}
+
+/// [`LoadOptions::finish`] to a graph parsed from the text file `path`.
 fn finish(path: &Path, graph: Graph, opts: &LoadOptions) -> Result<Graph> {
-    let graph = if opts.simplify { crate::transform::simplify(&graph) } else { graph };
-    if !opts.huge_pages {
-        return Ok(graph);
+    opts.finish(graph).map_err(|e| in_file(path, e))
+}
+
+/// `e`, naming the file `path` when `e` is about no file.
+fn in_file(path: &Path, e: GraphError) -> GraphError {
+    match e {
+        GraphError::HugePages(e) => {
+            GraphError::file(path, format!("cannot copy the graph into huge pages: {e}"))
+        }
+        e => e,
     }
-    graph
-        .into_huge_pages()
-        .map_err(|e| GraphError::file(path, format!("cannot copy the graph into huge pages: {e}")))
 }
 
 /// Parses a text format, releases the bytes, then builds and weights the CSR.

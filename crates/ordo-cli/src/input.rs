@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ordo_graph::gen::GenSpec;
-use ordo_graph::memory::{self, LoadPlan, WorkingMemory};
+use ordo_graph::memory::{self, WorkingMemory};
 use ordo_graph::{Format, Graph, LoadOptions, WeightSpec};
 
 use crate::console;
@@ -157,19 +157,12 @@ pub(crate) fn generate(
     anyhow::ensure!(load.format.is_none(), "--format applies to --graph files, not to --gen");
     let spec: GenSpec = spec.parse()?;
     // Generating, then symmetrizing, reweighting and the caller's work.
-    let plan = LoadPlan {
-        symmetrize: load.symmetrize,
-        simplify: load.simplify,
-        huge_pages: load.huge_pages,
-        reweight: load.weights != WeightSpec::Keep,
-        working,
-        ..LoadPlan::default()
-    };
-    let need = spec.memory_needed().max(memory::load_need(&spec.shape(), &plan));
+    let opts = LoadOptions { working_memory: working, ..load.options() };
+    let need = spec.memory_needed().max(memory::load_need(&spec.shape(), &opts.memory_plan()));
     memory::check(need, || format!("generating {spec} and using it"))?;
     let progress = Progress::spinner(format!("generating {spec}"));
     let graph = spec.generate_with_threads(threads)?;
-    let graph = load.options().apply(graph).with_context(|| format!("generating {spec}"))?;
+    let graph = opts.apply(graph).with_context(|| format!("generating {spec}"))?;
     progress.finish();
     if load.huge_pages {
         note_huge_pages(&graph);

@@ -163,6 +163,20 @@ impl LoadOptions {
         }
     }
 
+    /// What these options ask of memory, for [`memory::load_need`]: the
+    /// steps that copy the graph and the caller's working memory (the
+    /// input's residency and text-ness are the loader's to fill in).
+    pub fn memory_plan(&self) -> LoadPlan {
+        LoadPlan {
+            symmetrize: self.symmetrize,
+            simplify: self.simplify,
+            huge_pages: self.huge_pages,
+            reweight: self.weights != WeightSpec::Keep,
+            working: self.working_memory,
+            ..LoadPlan::default()
+        }
+    }
+
     /// The last steps of every load, after the weights: the graph without
     /// self loops and parallel edges when `simplify` (weights that depend on
     /// the edge's two ends, as all [`WeightSpec`]s do, are the same whether
@@ -214,7 +228,7 @@ fn parse_and_build(
         progress: opts.progress.as_deref(),
         release: Some(&release),
         plan: ReadPlan {
-            load: LoadPlan { resident_input, text: true, ..plan(opts) },
+            load: LoadPlan { resident_input, text: true, ..opts.memory_plan() },
             coords: coords_path.is_some(),
         },
     };
@@ -241,19 +255,6 @@ fn parse_and_build(
     finish(path, graph, opts)
 }
 
-/// The load plan of `opts` for [`memory::load_need`] (input residency and
-/// text-ness filled in by the caller).
-fn plan(opts: &LoadOptions) -> LoadPlan {
-    LoadPlan {
-        symmetrize: opts.symmetrize,
-        simplify: opts.simplify,
-        huge_pages: opts.huge_pages,
-        reweight: opts.weights != WeightSpec::Keep,
-        working: opts.working_memory,
-        ..LoadPlan::default()
-    }
-}
-
 /// Checks the memory of loading the `.ordo` image whose header starts
 /// `bytes` (a malformed header is left to the loader to report).
 fn check_binary(path: &Path, bytes: &[u8], resident_input: u64, opts: &LoadOptions) -> Result<()> {
@@ -261,7 +262,7 @@ fn check_binary(path: &Path, bytes: &[u8], resident_input: u64, opts: &LoadOptio
     if len != bytes.len() as u64 {
         return Ok(()); // truncated or too long: the loader says so
     }
-    let plan = LoadPlan { resident_input, ..plan(opts) };
+    let plan = LoadPlan { resident_input, ..opts.memory_plan() };
     let need = memory::load_need(&shape, &plan).saturating_add(resident_input);
     memory::check(need, || memory::load_phrase(shape.n, shape.m, &plan))
         .map_err(|e| GraphError::binary(path, 16, e.to_string()))

@@ -204,9 +204,7 @@ fn finish(path: &Path, graph: Graph, opts: &LoadOptions) -> Result<Graph> {
 /// `e`, naming the file `path` when `e` is about no file.
 fn in_file(path: &Path, e: GraphError) -> GraphError {
     match e {
-        GraphError::HugePages(e) => {
-            GraphError::file(path, format!("cannot copy the graph into huge pages: {e}"))
-        }
+        GraphError::HugePages(_) => GraphError::file(path, e.to_string()),
         e => e,
     }
 }

@@ -219,17 +219,28 @@ const OUT_FORMAT: &str = "`vertex parent` per vertex (0-based; a root is its own
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parents(pub Vec<VertexId>);
 
+/// A spanning-forest app: parallel pseudo-DFS with batching (`BFS` false,
+/// [`SpanDfs`]) or phased parallel BFS (`BFS` true, [`SpanBfs`]); the two
+/// differ only in the search [`Span`] runs, verifies and names.
+pub struct Spanning<const BFS: bool>(Span);
+
 /// The spanning forest by parallel pseudo-DFS with batching.
-pub struct SpanDfs(Span);
+pub type SpanDfs = Spanning<false>;
 
 /// The spanning forest by phased parallel BFS.
-pub struct SpanBfs(Span);
+pub type SpanBfs = Spanning<true>;
 
-impl Algorithm for SpanDfs {
-    const NAME: &'static str = "span-dfs";
-    const ABOUT: &'static str = "Spanning forest of the undirected graph by parallel pseudo-DFS on the XWS \
-                                 work-stealing runtime with adaptive batching; reports MEPS; verified: \
-                                 tree edges are graph edges, no cycle, one root per component.";
+impl<const BFS: bool> Algorithm for Spanning<BFS> {
+    const NAME: &'static str = if BFS { "span-bfs" } else { "span-dfs" };
+    const ABOUT: &'static str = if BFS {
+        "Spanning forest of the undirected graph by phased parallel BFS on the XWS \
+         work-stealing runtime (one phase per level, predictive batching); \
+         reports MEPS; verified: a spanning forest with exact BFS depths."
+    } else {
+        "Spanning forest of the undirected graph by parallel pseudo-DFS on the XWS \
+         work-stealing runtime with adaptive batching; reports MEPS; verified: \
+         tree edges are graph edges, no cycle, one root per component."
+    };
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
@@ -242,7 +253,7 @@ impl Algorithm for SpanDfs {
     type Reference = Parents;
 
     fn prepare(graph: Arc<Graph>, _params: &mut Params) -> Result<Self, AppError> {
-        Ok(SpanDfs(Span::prepare(graph)))
+        Ok(Spanning(Span::prepare(graph)))
     }
 
     fn params(&self) -> Fields {
@@ -250,56 +261,15 @@ impl Algorithm for SpanDfs {
     }
 
     fn run(&self, env: &RunEnv<'_>, strategy: &SpanStrategy) -> Result<Run<Parents>, AppError> {
-        self.0.run(env.pool.threads(), strategy, false)
+        self.0.run(env.pool.threads(), strategy, BFS)
     }
 
     fn reference(&self) -> Result<RefRun<Parents>, AppError> {
-        Ok(self.0.reference(false))
+        Ok(self.0.reference(BFS))
     }
 
     fn verify(&self, got: &Parents, want: &Parents) -> Result<(), AppError> {
-        self.0.verify(&got.0, &want.0, false)
-    }
-
-    fn write_out(&self, parent: &Parents, out: &mut dyn Write) -> io::Result<()> {
-        self.0.write_out(&parent.0, out)
-    }
-}
-
-impl Algorithm for SpanBfs {
-    const NAME: &'static str = "span-bfs";
-    const ABOUT: &'static str = "Spanning forest of the undirected graph by phased parallel BFS on the XWS \
-                                 work-stealing runtime (one phase per level, predictive batching); \
-                                 reports MEPS; verified: a spanning forest with exact BFS depths.";
-    const PARAMS: &'static [&'static ParamDef] = &[];
-    const CYCLES: bool = false;
-    const OUT_FORMAT: &'static str = OUT_FORMAT;
-    /// The undirected copy and the parents.
-    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 8 };
-    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };
-    type Strategy = SpanStrategy;
-    const DEFAULT_STRATEGY: &'static str = "adaptive";
-    type Output = Parents;
-    type Reference = Parents;
-
-    fn prepare(graph: Arc<Graph>, _params: &mut Params) -> Result<Self, AppError> {
-        Ok(SpanBfs(Span::prepare(graph)))
-    }
-
-    fn params(&self) -> Fields {
-        self.0.params()
-    }
-
-    fn run(&self, env: &RunEnv<'_>, strategy: &SpanStrategy) -> Result<Run<Parents>, AppError> {
-        self.0.run(env.pool.threads(), strategy, true)
-    }
-
-    fn reference(&self) -> Result<RefRun<Parents>, AppError> {
-        Ok(self.0.reference(true))
-    }
-
-    fn verify(&self, got: &Parents, want: &Parents) -> Result<(), AppError> {
-        self.0.verify(&got.0, &want.0, true)
+        self.0.verify(&got.0, &want.0, BFS)
     }
 
     fn write_out(&self, parent: &Parents, out: &mut dyn Write) -> io::Result<()> {

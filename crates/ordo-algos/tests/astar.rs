@@ -161,3 +161,25 @@ fn many_small_searches_on_four_threads() {
         }
     }
 }
+
+/// A graph with more vertices than `PARALLEL_COLLECT_MIN_LEN` gets its
+/// distance labels written by every worker before the run
+/// (`Pool::collect_indexed`): A* from a source in the last worker's block.
+#[test]
+fn per_vertex_labels_written_by_every_worker_give_exact_distances() {
+    let graph = generated("road:n=70000,seed=13");
+    let n = graph.num_vertices();
+    assert!(n > ordo_exec::PARALLEL_COLLECT_MIN_LEN, "{n} vertices");
+    let h = Heuristic::for_graph(&graph);
+    for (s, t) in [((n - 5) as VertexId, 3), (7, (n - 1) as VertexId)] {
+        let want = dijkstra_to_target(&graph, s, t).unwrap().distance;
+        assert!(want.is_some(), "{s}->{t} is reachable");
+        for threads in [2, 3] {
+            let pool = Pool::new(threads).unwrap();
+            let spec: SchedulerSpec = "auto".parse().unwrap();
+            let (r, _) = astar(&pool, &spec, &graph, s, t, &h, &ExecOptions::default()).unwrap();
+            assert_eq!(r.distance, want, "{s}->{t}, {threads} threads");
+            check_path(&graph, s, t, &r.path, want.unwrap()).unwrap();
+        }
+    }
+}

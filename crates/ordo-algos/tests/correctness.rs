@@ -511,3 +511,31 @@ fn sssp_with_hundreds_of_threads_per_core_is_exact() {
         Err(mpsc::RecvTimeoutError::Timeout) => panic!("no termination within 300 s (livelock?)"),
     }
 }
+
+/// A graph with more vertices than `PARALLEL_COLLECT_MIN_LEN` gets its
+/// distances and levels written by every worker before the run
+/// (`Pool::collect_indexed`); the source's slot, in the last worker's block
+/// here, must start at 0 and every other at "unreached".
+#[test]
+fn per_vertex_arrays_written_by_every_worker_give_exact_results() {
+    let c = generated("road:n=70000,seed=12");
+    let n = c.graph.num_vertices();
+    assert!(n > ordo_exec::PARALLEL_COLLECT_MIN_LEN, "{n} vertices");
+    let source = (n - 10) as u32;
+    let d = ordo_algos::dijkstra(&c.graph, source).unwrap();
+    let b = ordo_algos::bfs_levels(&c.graph, source).unwrap();
+    assert!(d.settled > n as u64 / 2, "the source reaches most of the graph");
+    for threads in [2, 3] {
+        let pool = Pool::new(threads).unwrap();
+        for spec in ["auto", "obim", "pmod"] {
+            let spec: SchedulerSpec = spec.parse().unwrap();
+            let what = format!("{threads} threads, {spec}");
+            let (dist, _) =
+                ordo_algos::sssp(&pool, &spec, &c.graph, source, &ExecOptions::default()).unwrap();
+            verify::compare_exact(&d.values, &dist).unwrap_or_else(|e| panic!("sssp, {what}: {e}"));
+            let (levels, _) =
+                ordo_algos::bfs(&pool, &spec, &c.graph, source, &ExecOptions::default()).unwrap();
+            verify::compare_exact(&b.values, &levels).unwrap_or_else(|e| panic!("bfs, {what}: {e}"));
+        }
+    }
+}

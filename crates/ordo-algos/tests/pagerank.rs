@@ -246,3 +246,23 @@ fn without_dangling_vertices_the_bound_is_an_equality_on_one_thread() {
         }
     }
 }
+
+/// A graph with more vertices than `PARALLEL_COLLECT_MIN_LEN` gets its ranks
+/// and residuals written by every worker before the run
+/// (`Pool::collect_indexed`); a residual put on the wrong vertex would break
+/// the bound.
+#[test]
+fn per_vertex_arrays_written_by_every_worker_stay_within_the_bound() {
+    let c = generated("rmat:scale=17,ef=2,seed=9");
+    assert!(c.graph.num_vertices() > ordo_exec::PARALLEL_COLLECT_MIN_LEN);
+    assert!(dangling(&c.graph) > 0, "dangling vertices give the residuals unequal starts");
+    for threads in [2, 3] {
+        let pool = Pool::new(threads).unwrap();
+        let params = PageRankParams { tolerance: 1e-4, ..PageRankParams::pr_d() };
+        let spec: SchedulerSpec = "auto".parse().unwrap();
+        let what = format!("pr-d, {threads} threads");
+        let (result, _) = pagerank(&pool, &spec, &c.graph, &c.transpose, &params, &ExecOptions::default())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        check(&c, &result, &params, &what);
+    }
+}

@@ -1,11 +1,13 @@
 //! Regression guard for the executor's own cost (no dependencies, so it
 //! builds fast): per-task overhead of `for_each` on trivial tasks, and the
 //! latency of a run with nothing to do (broadcast + termination detection),
-//! back to back and after a pause.
+//! back to back and after a pause; and a run's per-vertex array written by
+//! the caller alone against [`Pool::collect_indexed`].
 //! Prints one `key=value` line per measurement for scripts to grep.
 //!
 //! `cargo bench -p ordo-exec --bench overhead`
 
+use std::sync::atomic::AtomicU32;
 use std::time::Instant;
 
 use ordo_exec::{for_each, ExecOptions, Pool};
@@ -27,6 +29,28 @@ fn tree_run(pool: &Pool, spec: &SchedulerSpec, n: u64, opts: &ExecOptions) -> f6
     );
     assert_eq!(stats.total.tasks, n);
     stats.time_s
+}
+
+/// Median milliseconds of `runs` builds of a distance array of `len`
+/// slots, alternating the caller alone and the pool's workers, each build a
+/// fresh allocation (as every SSSP run makes).
+fn collect_ms(pool: &Pool, len: usize, runs: usize) -> (f64, f64) {
+    let median = |mut ms: Vec<f64>| {
+        ms.sort_by(f64::total_cmp);
+        ms[ms.len() / 2]
+    };
+    let (mut alone, mut parallel) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let start = Instant::now();
+        let v: Vec<AtomicU32> = (0..len).map(|_| AtomicU32::new(u32::MAX)).collect();
+        alone.push(start.elapsed().as_secs_f64() * 1e3);
+        drop(std::hint::black_box(v));
+        let start = Instant::now();
+        let v: Vec<AtomicU32> = pool.collect_indexed(len, |_| AtomicU32::new(u32::MAX));
+        parallel.push(start.elapsed().as_secs_f64() * 1e3);
+        drop(std::hint::black_box(v));
+    }
+    (median(alone), median(parallel))
 }
 
 fn main() {
@@ -75,5 +99,12 @@ fn main() {
             "bench=empty_run_after_pause threads={threads} pause_ms=2 runs=200 median_us={:.1}",
             us[100]
         );
+        for len in [1 << 20, 4 << 20, 24 << 20] {
+            let (alone, parallel) = collect_ms(&pool, len, 21);
+            println!(
+                "bench=collect_indexed threads={threads} len={len} runs=21 caller_alone_ms={alone:.3} \
+                 collect_indexed_ms={parallel:.3}"
+            );
+        }
     }
 }

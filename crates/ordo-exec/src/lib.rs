@@ -11,6 +11,7 @@
 //! for_each(pool, spec, ..)     builds the scheduler, runs to termination, returns RunStats
 //! for_each_on(pool, &sched, ..) the same on a scheduler built by hand
 //! for_each_operator(..)        for_each with any Operator, e.g. with_prefetch(op, ..)
+//! pool.collect_indexed(n, f)   a run's per-vertex array, each worker writing a block
 //! ```
 //!
 //! The `auto` scheduler's runs are bulk-synchronous rounds instead of the
@@ -25,6 +26,7 @@
 //! work split, computed after the run by `ordo_algos::work_split`.
 
 mod executor;
+mod first_touch;
 mod monitor;
 mod operator;
 mod pool;
@@ -35,6 +37,7 @@ mod termination;
 mod timing;
 
 pub use executor::{for_each, for_each_on, for_each_operator};
+pub use first_touch::PARALLEL_COLLECT_MIN_LEN;
 pub use monitor::{RunMonitor, PUBLISH_EVERY};
 pub use operator::{
     prefetch, with_continuations, with_prefetch, Operator, WithContinuations, WithPrefetch, PREFETCH_AHEAD,

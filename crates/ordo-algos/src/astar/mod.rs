@@ -158,7 +158,7 @@ pub fn astar(
             num_vertices: graph.num_vertices(),
         });
     }
-    let dist: Vec<AtomicU64> = (0..graph.num_vertices()).map(|_| AtomicU64::new(UNREACHED_DIST)).collect();
+    let dist: Vec<AtomicU64> = pool.collect_indexed(graph.num_vertices(), |_| AtomicU64::new(UNREACHED_DIST));
     dist[source as usize].store(0, Relaxed);
     let search = Search { graph, dist: &dist, source, target };
     let stats = match heuristic.kind() {

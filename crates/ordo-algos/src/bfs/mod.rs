@@ -56,7 +56,8 @@ pub fn bfs(
     opts: &ExecOptions,
 ) -> Result<(Vec<u32>, RunStats), AlgoError> {
     check_source(graph, source)?;
-    let level: Vec<AtomicU32> = (0..graph.num_vertices()).map(|_| AtomicU32::new(UNREACHED_LEVEL)).collect();
+    let level: Vec<AtomicU32> =
+        pool.collect_indexed(graph.num_vertices(), |_| AtomicU32::new(UNREACHED_LEVEL));
     level[source as usize].store(0, Relaxed);
     let stats = if pool.threads() == 1 {
         run::<true>(pool, spec, graph, &level, source, opts)

@@ -347,8 +347,8 @@ pub fn pagerank(
         .filter(|&v| start[v] >= tolerance)
         .map(|v| (priority(start[v], amp), v as VertexId))
         .collect();
-    let rank: Vec<AtomicU64> = (0..start.len()).map(|_| AtomicU64::new((1.0 - alpha).to_bits())).collect();
-    let residual: Vec<AtomicU64> = start.iter().map(|r| AtomicU64::new(r.to_bits())).collect();
+    let rank: Vec<AtomicU64> = pool.collect_indexed(start.len(), |_| AtomicU64::new((1.0 - alpha).to_bits()));
+    let residual: Vec<AtomicU64> = pool.collect_indexed(start.len(), |v| AtomicU64::new(start[v].to_bits()));
 
     let state = State {
         alpha,

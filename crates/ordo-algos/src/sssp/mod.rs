@@ -355,9 +355,13 @@ fn run_with<S: DistSlot>(
     opts: &ExecOptions,
 ) -> (Vec<S::Value>, RunStats) {
     let start = Instant::now();
-    let dist: Vec<S> = (0..graph.num_vertices())
-        .map(|v| if v == source as usize { S::zero() } else { S::unreached() })
-        .collect();
+    let dist: Vec<S> = pool.collect_indexed(graph.num_vertices(), |v| {
+        if v == source as usize {
+            S::zero()
+        } else {
+            S::unreached()
+        }
+    });
     let low = LowDegree::build(pool, graph.offsets());
     let prepare_s = start.elapsed().as_secs_f64();
     let mut stats = match graph.weights() {

@@ -38,9 +38,7 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<V
     let reach = stats::reachable_from(g, source).ok_or_else(|| {
         anyhow::anyhow!("--source {source} is not a vertex (the graph has {n} vertices, ids 0..{n})")
     })?;
-    let components = stats::weak_components(g);
-    let strong = stats::strong_components(g);
-    let symmetric = stats::is_symmetric(g);
+    let stats::Connectivity { weak: components, strong, symmetric } = stats::connectivity(g);
     let stats_s = t.elapsed().as_secs_f64();
     let pct = |x: u64| if n == 0 { 0.0 } else { 100.0 * x as f64 / n as f64 };
     Ok(json!({

@@ -1,7 +1,7 @@
 //! Summary statistics of a graph (counts, degree distribution, weight range and
 //! distinct weights, self loops) and connectivity facts (reachability from a
-//! source with its BFS depth, weakly connected components), as printed by
-//! `ordo info`.
+//! source with its BFS depth, weakly and strongly connected components,
+//! symmetry), as printed by `ordo info`.
 
 use crate::csr::{Graph, VertexId};
 use crate::memory::WorkingMemory;
@@ -325,6 +325,30 @@ pub fn is_symmetric(g: &Graph) -> bool {
     })
 }
 
+/// Connectivity facts of a graph: its weak and strong components and
+/// whether it is symmetric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Connectivity {
+    /// Weakly connected components ([`weak_components`]).
+    pub weak: Components,
+    /// Strongly connected components ([`strong_components`]).
+    pub strong: Components,
+    /// Whether every edge has its reverse with the same weight ([`is_symmetric`]).
+    pub symmetric: bool,
+}
+
+/// The [`Connectivity`] of `g`. In a symmetric graph a path read backwards
+/// is a path, so every weak component is strongly connected and the strong
+/// components are the weak ones: Tarjan's search runs only on graphs that
+/// are not symmetric (on a symmetric road graph of 24 M vertices it was a
+/// third of `ordo info`'s statistics time).
+pub fn connectivity(g: &Graph) -> Connectivity {
+    let weak = weak_components(g);
+    let symmetric = is_symmetric(g);
+    let strong = if symmetric { weak } else { strong_components(g) };
+    Connectivity { weak, strong, symmetric }
+}
+
 /// The memory `ordo info`'s statistics need beyond the graph, the largest
 /// over the steps (which run one after the other): Tarjan's strongly
 /// connected components (index, low link, on-stack flag, the vertex stack
@@ -400,5 +424,37 @@ mod tests {
         }
         let sym = crate::transform::symmetrize(&EdgeList::new(3, true).into_graph().unwrap());
         assert!(is_symmetric(&sym));
+    }
+
+    #[test]
+    fn connectivity_of_symmetric_graphs_equals_tarjans_search() {
+        let mut x = 7u64;
+        let mut next = |k: u32| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) as u32) % k
+        };
+        let (mut symmetric_seen, mut directed_seen) = (0, 0);
+        for n in [1u32, 3, 10, 40] {
+            for _ in 0..40 {
+                let mut el = EdgeList::new(n as usize, true);
+                for _ in 0..next(2 * n + 1) {
+                    el.push(next(n), next(n), 1 + next(5));
+                }
+                let directed = el.into_graph().unwrap();
+                let symmetric = crate::transform::symmetrize(&directed);
+                for g in [&directed, &symmetric] {
+                    let c = connectivity(g);
+                    assert_eq!(c.weak, weak_components(g));
+                    assert_eq!(c.strong, strong_components(g), "{:?}", g.edges().collect::<Vec<_>>());
+                    assert_eq!(c.symmetric, is_symmetric(g));
+                    symmetric_seen += usize::from(c.symmetric && c.strong.count < u64::from(n));
+                    directed_seen += usize::from(!c.symmetric && c.strong != c.weak);
+                }
+            }
+        }
+        // Both paths ran on graphs where they matter: symmetric graphs with
+        // components of several vertices, and directed ones whose strong
+        // components differ from their weak ones.
+        assert!(symmetric_seen > 20 && directed_seen > 20, "{symmetric_seen} / {directed_seen}");
     }
 }

@@ -32,13 +32,29 @@ pub(crate) struct InfoArgs {
 
 /// Everything `ordo info` reports, as one JSON object (the text output prints
 /// the same fields).
-fn describe(name: &str, g: &Graph, load_s: f64, source: u32) -> anyhow::Result<Value> {
+/// With two or more threads the search from the source runs on a thread of
+/// its own beside the other statistics (`stats::WORKING_MEMORY` counts both).
+fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> anyhow::Result<Value> {
     let t = Instant::now();
-    let GraphStats { n, m, degree, self_loops, parallel_edges, weights, has_coords } = stats::graph_stats(g);
-    let reach = stats::reachable_from(g, source).ok_or_else(|| {
-        anyhow::anyhow!("--source {source} is not a vertex (the graph has {n} vertices, ids 0..{n})")
-    })?;
-    let stats::Connectivity { weak: components, strong, symmetric } = stats::connectivity(g);
+    let n = g.num_vertices();
+    let not_a_vertex =
+        || anyhow::anyhow!("--source {source} is not a vertex (the graph has {n} vertices, ids 0..{n})");
+    if source as usize >= n {
+        return Err(not_a_vertex()); // before the statistics, not after them
+    }
+    let rest = || (stats::graph_stats(g), stats::connectivity(g));
+    let (reach, (summary, connectivity)) = if threads >= 2 {
+        std::thread::scope(|s| {
+            let reach = s.spawn(|| stats::reachable_from(g, source));
+            let rest = rest();
+            (reach.join().expect("the reachability search panicked"), rest)
+        })
+    } else {
+        (stats::reachable_from(g, source), rest())
+    };
+    let GraphStats { n, m, degree, self_loops, parallel_edges, weights, has_coords } = summary;
+    let reach = reach.ok_or_else(not_a_vertex)?;
+    let stats::Connectivity { weak: components, strong, symmetric } = connectivity;
     let stats_s = t.elapsed().as_secs_f64();
     let pct = |x: u64| if n == 0 { 0.0 } else { 100.0 * x as f64 / n as f64 };
     Ok(json!({
@@ -152,7 +168,7 @@ pub(crate) fn run(args: InfoArgs, threads: usize) -> anyhow::Result<()> {
     let graph = load_input_with(&input, threads, stats::WORKING_MEMORY)?;
     let load_s = t.elapsed().as_secs_f64();
     let progress = Progress::spinner("computing statistics");
-    let v = describe(&input.describe(), &graph, load_s, args.source)?;
+    let v = describe(&input.describe(), &graph, load_s, args.source, threads)?;
     progress.finish();
     if args.json {
         console::outln!("{v}")?;

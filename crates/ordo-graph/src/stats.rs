@@ -349,13 +349,15 @@ pub fn connectivity(g: &Graph) -> Connectivity {
     Connectivity { weak, strong, symmetric }
 }
 
-/// The memory `ordo info`'s statistics need beyond the graph, the largest
-/// over the steps (which run one after the other): Tarjan's strongly
-/// connected components (index, low link, on-stack flag, the vertex stack
-/// and the depth-first frames: 29 bytes per vertex), [`is_symmetric`] (16
-/// bytes per vertex, 8 per edge, plus one adjacency list), the degree
-/// histogram and the distinct weights (at most 8 bytes per edge).
-pub const WORKING_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 16 };
+/// The memory `ordo info`'s statistics need beyond the graph: the search of
+/// [`reachable_from`] (a flag and two frontiers: 9 bytes per vertex), which
+/// may run beside the other steps, plus the largest of those (they run one
+/// after the other): Tarjan's strongly connected components (index, low
+/// link, on-stack flag, the vertex stack and the depth-first frames: 29
+/// bytes per vertex), [`is_symmetric`] (16 bytes per vertex, 8 per edge,
+/// plus one adjacency list), the degree histogram and the distinct weights
+/// (at most 8 bytes per edge).
+pub const WORKING_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 9 + 32, per_edge: 16 };
 
 #[cfg(test)]
 mod tests {

@@ -60,6 +60,8 @@ def load_plan(path):
         "inner_max": 15,
         "inner_min_s": 0.5,
         "tune_inner": 3,
+        "runoff": 3,
+        "runoff_points": 3,
         "seed": 1,
         "timeout_s": 300,
         **plan.get("settings", {}),
@@ -261,11 +263,13 @@ def spec_of(f, value):
     return value
 
 
-def measure(tools, inp, f, value, threads, inner, timeout, log):
+def measure(tools, inp, f, value, threads, inner, timeout, log, phase=None):
     spec = spec_of(f, value)
     rec = run_one(tools, inp, f["system"], spec, threads, inner, timeout)
     rec.update(input=inp["name"], family=f["name"], system=f["system"], value=value, spec=spec,
                threads=threads, label=config_label(f, spec), timestamp=time.time())
+    if phase is not None:
+        rec["phase"] = phase
     ref = reference_checksum(tools, inp)
     if "checksum" in rec and ref is not None and rec["checksum"] != ref:
         rec["error"] = f"checksum {rec['checksum']} differs from ordo's verified {ref}"
@@ -274,7 +278,8 @@ def measure(tools, inp, f, value, threads, inner, timeout, log):
     log.write(json.dumps(rec) + "\n")
     log.flush()
     status = f"{rec['median_s'] * 1e3:9.2f} ms" if "median_s" in rec else "ERROR " + rec["error"][:80]
-    print(f"  {inp['name']:<12} T={threads} {rec['label']:<40} {status}", flush=True)
+    tag = f" ({phase})" if phase else ""
+    print(f"  {inp['name']:<12} T={threads} {rec['label'] + tag:<40} {status}", flush=True)
     return rec
 
 
@@ -310,6 +315,7 @@ def tune(tools, settings, inputs, families, out):
     """Sweeps each family (coarse: every other value, then the neighbours of the best)."""
     out.mkdir(parents=True, exist_ok=True)
     best = {}
+    rng = random.Random(settings["seed"])
     with open(out / "tune.jsonl", "a") as log:
         for inp in inputs:
             if reference_checksum(tools, inp) is None:
@@ -346,11 +352,47 @@ def tune(tools, settings, inputs, families, out):
                             point(b - 1)
                             point(b + 1)
                     ok = {k: t for k, t in done.items() if t is not None}
-                    if ok:
-                        b = min(ok, key=ok.get)
-                        best[f"{inp['name']}|{threads}|{f['name']}"] = values[b]
+                    if not ok:
+                        continue
+                    candidates = runoff_candidates(ok, settings["runoff_points"])
+                    b = candidates[0]
+                    if not f["untuned"] and settings["runoff"] > 0 and len(candidates) > 1:
+                        b = runoff(tools, settings, inp, f, values, candidates, threads, rng, log)
+                    best[f"{inp['name']}|{threads}|{f['name']}"] = values[b]
     (out / "best.json").write_text(json.dumps(best, indent=1))
     print(f"best points: {out / 'best.json'}")
+
+
+def runoff_candidates(times, points):
+    """The `points` fastest points of a sweep ({point: median_s}), fastest first."""
+    return sorted(times, key=times.get)[:points]
+
+
+def runoff_winner(times):
+    """The point whose runoff medians ({point: [median_s, ...]}) have the lowest median;
+    a point without a successful runoff process cannot win."""
+    ok = {k: statistics.median(ts) for k, ts in times.items() if ts}
+    return min(ok, key=ok.get) if ok else None
+
+
+def runoff(tools, settings, inp, f, values, candidates, threads, rng, log):
+    """Re-times a family's fastest sweep points (`candidates`, indices into `values`)
+    side by side: `runoff` rounds, every candidate once per round in a fresh random
+    order, and returns the index with the lowest median over the rounds. The sweep
+    times each point in one process of a few runs, minutes apart, so on a machine whose
+    speed drifts the fastest sweep point is often a neighbour's lucky minute; the sweep's
+    own times are not counted, since they are what picked the candidates."""
+    times = {k: [] for k in candidates}
+    for _ in range(settings["runoff"]):
+        order = candidates[:]
+        rng.shuffle(order)
+        for k in order:
+            rec = measure(tools, inp, f, values[k], threads, settings["tune_inner"], settings["timeout_s"], log,
+                          phase="runoff")
+            if rec.get("median_s") is not None:
+                times[k].append(rec["median_s"])
+    winner = runoff_winner(times)
+    return candidates[0] if winner is None else winner
 
 
 def fastest_tuned(out):
@@ -480,6 +522,17 @@ def best_peer_labels(out, families, among=None):
     return {}
 
 
+def parse_opponent(item):
+    """`--against` item: a peer family (`gapbs`: its best tuned point of each cell) or a
+    family and one of its points (`gapbs:8`, the same point in every cell)."""
+    name, sep, value = item.partition(":")
+    if not sep:
+        return name, None
+    if not value:
+        die(f"--against {item}: a point after `:` expected")
+    return name, int(value) if value.isdigit() else value
+
+
 def paired_summary(pairs):
     """Summary of the duel of one cell: `pairs` holds (auto_s, peer_s), each the median
     of one process, the two processes run one right after the other. Returns the median
@@ -505,15 +558,21 @@ def paired_summary(pairs):
 
 def duel(tools, settings, inputs, families, out, pairs, thread_counts, against=None):
     """`pairs` times per cell: one process of `auto` and one of the cell's best tuned
-    peer (with `against`, of each of those peer families in turn: its best tuned point),
+    peer (with `against`, of each of those peer families in turn: its best tuned point,
+    or the point named as `family:point`),
     in a random order, the same number of timed runs in both. Appends every process to
     OUT/duel.jsonl and prints the paired summary of each cell."""
     peer_names = {f["name"] for f in families if f["system"] != "ordo"}
-    for name in against or []:
+    # Each opponent maps a cell (input, threads) to the (family, point) that `auto` meets there.
+    opponents = [best_peer_labels(out, families).get] if not against else []
+    for item in against or []:
+        name, fixed = parse_opponent(item)
         if name not in peer_names:
-            die(f"--against {name}: not a peer family of the plan ({', '.join(sorted(peer_names))})")
-    opponents = [best_peer_labels(out, families)] if not against else [
-        best_peer_labels(out, families, among=[name]) for name in against]
+            die(f"--against {item}: not a peer family of the plan ({', '.join(sorted(peer_names))})")
+        if fixed is None:
+            opponents.append(best_peer_labels(out, families, among=[name]).get)
+        else:
+            opponents.append(lambda cell, pick=(name, fixed): pick)
     auto = next((f for f in families if f["name"] == "auto"), None)
     if auto is None:
         die("the plan has no `auto` family")
@@ -525,11 +584,12 @@ def duel(tools, settings, inputs, families, out, pairs, thread_counts, against=N
             print(f"{inp['name']}: no verified checksum (run `check` first), skipped")
             continue
         for threads in thread_counts or settings["threads"]:
-            for best in opponents:
-                if (inp["name"], threads) not in best:
+            for opponent in opponents:
+                pick = opponent((inp["name"], threads))
+                if pick is None:
                     print(f"{inp['name']} T={threads}: no tuned peer (run `tune` and `final` first), skipped")
                     continue
-                cells.append((inp, threads, best[(inp["name"], threads)]))
+                cells.append((inp, threads, pick))
     if not cells:
         die("nothing to run")
     summaries = []
@@ -579,8 +639,8 @@ def main():
     ap.add_argument("--only", help="comma-separated input names")
     ap.add_argument("--threads", help="duel: comma-separated thread counts (default: the plan's)")
     ap.add_argument("--pairs", type=int, default=15, help="duel: pairs of processes per cell (default 15)")
-    ap.add_argument("--against", help="duel: comma-separated peer families, each at its best tuned point "
-                    "(default: the best tuned peer of each cell)")
+    ap.add_argument("--against", help="duel: comma-separated peer families, each at its best tuned point, "
+                    "or FAMILY:POINT for that point in every cell (default: the best tuned peer of each cell)")
     args = ap.parse_args()
     settings, inputs, families = load_plan(args.plan)
     if args.only:

@@ -78,3 +78,54 @@ def test_best_peer_among_chosen_families(tmp_path):
     ])
     assert peers.best_peer_labels(tmp_path, FAMILIES, among=["wasp"]) == {("g", 2): ("wasp", 32768)}
     assert peers.best_peer_labels(tmp_path, FAMILIES, among=["obim"]) == {}
+
+
+def test_runoff_candidates_are_the_fastest_sweep_points():
+    sweep = {0: 0.9, 2: 0.5, 4: 0.7, 5: 0.6, 6: 1.4}
+    assert peers.runoff_candidates(sweep, 3) == [2, 5, 4]
+    assert peers.runoff_candidates(sweep, 1) == [2]
+    assert peers.runoff_candidates({3: 0.2}, 3) == [3]
+
+
+def test_runoff_winner_is_the_lowest_median_not_the_luckiest_run():
+    # Point 1 has the single fastest process, point 2 the lower median.
+    times = {1: [0.40, 0.80, 0.81], 2: [0.55, 0.56, 0.60], 3: []}
+    assert peers.runoff_winner(times) == 2
+    assert peers.runoff_winner({1: [], 2: []}) is None
+
+
+def test_runoff_retimes_the_candidates_interleaved_and_overrules_the_sweep(monkeypatch):
+    # The sweep found point 0 fastest (a fast minute); side by side point 1 is faster.
+    speed = {"a": 0.50, "b": 0.45, "c": 0.70}
+    calls = []
+
+    def fake_measure(tools, inp, f, value, threads, inner, timeout, log, phase=None):
+        calls.append((value, phase))
+        return {"median_s": speed[value]}
+
+    monkeypatch.setattr(peers, "measure", fake_measure)
+    settings = {"runoff": 4, "tune_inner": 3, "timeout_s": 10}
+    values = ["a", "b", "c"]
+    got = peers.runoff(None, settings, {"name": "g"}, {"name": "gapbs"}, values, [0, 1, 2], 2,
+                       peers.random.Random(1), None)
+    assert got == 1
+    assert len(calls) == 12 and all(phase == "runoff" for _, phase in calls)
+    # Every round runs each candidate once.
+    for r in range(4):
+        assert sorted(v for v, _ in calls[3 * r:3 * r + 3]) == values
+
+
+def test_runoff_keeps_the_sweep_pick_when_every_runoff_process_fails(monkeypatch):
+    monkeypatch.setattr(peers, "measure", lambda *a, **k: {"error": "timeout"})
+    settings = {"runoff": 2, "tune_inner": 3, "timeout_s": 10}
+    got = peers.runoff(None, settings, {"name": "g"}, {"name": "gapbs"}, [1, 2, 4], [2, 0], 2,
+                       peers.random.Random(1), None)
+    assert got == 2
+
+
+def test_against_names_a_family_or_one_of_its_points():
+    assert peers.parse_opponent("gapbs") == ("gapbs", None)
+    assert peers.parse_opponent("gapbs:8") == ("gapbs", 8)
+    assert peers.parse_opponent("rho:default") == ("rho", "default")
+    with pytest.raises(SystemExit):
+        peers.parse_opponent("gapbs:")

@@ -357,7 +357,8 @@ def tune(tools, settings, inputs, families, out):
                     candidates = runoff_candidates(ok, settings["runoff_points"])
                     b = candidates[0]
                     if not f["untuned"] and settings["runoff"] > 0 and len(candidates) > 1:
-                        b = runoff(tools, settings, inp, f, values, candidates, threads, rng, log)
+                        inner = inner_runs(settings, fastest)
+                        b = runoff(tools, settings, inp, f, values, candidates, threads, inner, rng, log)
                     best[f"{inp['name']}|{threads}|{f['name']}"] = values[b]
     (out / "best.json").write_text(json.dumps(best, indent=1))
     print(f"best points: {out / 'best.json'}")
@@ -375,20 +376,20 @@ def runoff_winner(times):
     return min(ok, key=ok.get) if ok else None
 
 
-def runoff(tools, settings, inp, f, values, candidates, threads, rng, log):
+def runoff(tools, settings, inp, f, values, candidates, threads, inner, rng, log):
     """Re-times a family's fastest sweep points (`candidates`, indices into `values`)
     side by side: `runoff` rounds, every candidate once per round in a fresh random
     order, and returns the index with the lowest median over the rounds. The sweep
     times each point in one process of a few runs, minutes apart, so on a machine whose
     speed drifts the fastest sweep point is often a neighbour's lucky minute; the sweep's
-    own times are not counted, since they are what picked the candidates."""
+    own times are not counted, since they are what picked the candidates. Each process
+    does `inner` timed runs, as many as the final phase will do on this input."""
     times = {k: [] for k in candidates}
     for _ in range(settings["runoff"]):
         order = candidates[:]
         rng.shuffle(order)
         for k in order:
-            rec = measure(tools, inp, f, values[k], threads, settings["tune_inner"], settings["timeout_s"], log,
-                          phase="runoff")
+            rec = measure(tools, inp, f, values[k], threads, inner, settings["timeout_s"], log, phase="runoff")
             if rec.get("median_s") is not None:
                 times[k].append(rec["median_s"])
     winner = runoff_winner(times)

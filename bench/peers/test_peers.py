@@ -100,13 +100,14 @@ def test_runoff_retimes_the_candidates_interleaved_and_overrules_the_sweep(monke
     calls = []
 
     def fake_measure(tools, inp, f, value, threads, inner, timeout, log, phase=None):
+        assert inner == 7
         calls.append((value, phase))
         return {"median_s": speed[value]}
 
     monkeypatch.setattr(peers, "measure", fake_measure)
-    settings = {"runoff": 4, "tune_inner": 3, "timeout_s": 10}
+    settings = {"runoff": 4, "timeout_s": 10}
     values = ["a", "b", "c"]
-    got = peers.runoff(None, settings, {"name": "g"}, {"name": "gapbs"}, values, [0, 1, 2], 2,
+    got = peers.runoff(None, settings, {"name": "g"}, {"name": "gapbs"}, values, [0, 1, 2], 2, 7,
                        peers.random.Random(1), None)
     assert got == 1
     assert len(calls) == 12 and all(phase == "runoff" for _, phase in calls)
@@ -117,8 +118,8 @@ def test_runoff_retimes_the_candidates_interleaved_and_overrules_the_sweep(monke
 
 def test_runoff_keeps_the_sweep_pick_when_every_runoff_process_fails(monkeypatch):
     monkeypatch.setattr(peers, "measure", lambda *a, **k: {"error": "timeout"})
-    settings = {"runoff": 2, "tune_inner": 3, "timeout_s": 10}
-    got = peers.runoff(None, settings, {"name": "g"}, {"name": "gapbs"}, [1, 2, 4], [2, 0], 2,
+    settings = {"runoff": 2, "timeout_s": 10}
+    got = peers.runoff(None, settings, {"name": "g"}, {"name": "gapbs"}, [1, 2, 4], [2, 0], 2, 3,
                        peers.random.Random(1), None)
     assert got == 2
 

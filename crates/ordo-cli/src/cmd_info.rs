@@ -47,7 +47,7 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
         std::thread::scope(|s| {
             let reach = s.spawn(|| stats::reachable_from(g, source));
             let rest = rest();
-            (reach.join().expect("the reachability search panicked"), rest)
+            (reach.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), rest)
         })
     } else {
         (stats::reachable_from(g, source), rest())

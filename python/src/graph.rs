@@ -319,8 +319,10 @@ impl PyGraph {
     }
 
     /// Bytes of the offsets, targets and weights that the kernel backs with
-    /// transparent huge pages now (see ``from_file(..., huge_pages=True)``),
-    /// or ``None`` where it does not report them.
+    /// huge pages now: a copy made by ``from_file(..., huge_pages=True)``, or
+    /// a ``.ordo`` file mapped where the page cache holds it in 2 MiB folios
+    /// (recent kernels, on file systems with large folios); ``None`` where
+    /// the kernel does not report them.
     fn huge_page_bytes(&self) -> Option<u64> {
         self.graph.huge_page_bytes()
     }

@@ -88,6 +88,8 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
             "count": strong.count, "largest": strong.largest, "largest_pct": pct(strong.largest),
         },
         "memory_bytes": g.memory_bytes(),
+        // Read after the statistics, which touched every array.
+        "huge_page_bytes": g.huge_page_bytes(),
         "load_s": load_s,
         "stats_s": stats_s,
     }))
@@ -150,7 +152,13 @@ fn print_text(v: &Value) -> anyhow::Result<()> {
         c["largest"],
         c["largest_pct"].as_f64().unwrap_or(0.0)
     )?;
-    console::outln!("memory      {:.1} MB (CSR arrays)", v["memory_bytes"].as_f64().unwrap_or(0.0) / 1e6)?;
+    let memory_mb = v["memory_bytes"].as_f64().unwrap_or(0.0) / 1e6;
+    match v["huge_page_bytes"].as_f64() {
+        Some(huge) => {
+            console::outln!("memory      {memory_mb:.1} MB (CSR arrays; {:.1} MB in huge pages)", huge / 1e6)?
+        }
+        None => console::outln!("memory      {memory_mb:.1} MB (CSR arrays)")?,
+    }
     console::outln!(
         "time        load {:.3} s, statistics {:.3} s",
         v["load_s"].as_f64().unwrap_or(0.0),

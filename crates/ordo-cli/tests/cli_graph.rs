@@ -113,6 +113,14 @@ fn huge_pages_hold_the_same_graph_and_say_what_the_kernel_granted() {
         assert!(run["graph"].as_str().unwrap().contains("huge pages"), "{}", run["graph"]);
         assert!(stderr.lines().any(|l| l.starts_with("huge pages: ")), "{stderr}");
     }
+    // `info` says how much of the graph the kernel backs with huge pages,
+    // copied or mapped from the file (where the kernel reports it).
+    for extra in [&[][..], &["--huge-pages"][..]] {
+        let info = json(&[&["info", s(&file), "--json"][..], extra].concat());
+        let memory = info["memory_bytes"].as_u64().unwrap();
+        let huge = &info["huge_page_bytes"];
+        assert!(huge.is_null() || huge.as_u64().is_some_and(|h| h <= memory), "{huge} of {memory}");
+    }
     let e = fails(&["dist", "sssp", "--graph", s(&file), "--huge-pages"]);
     assert!(e.contains("drop --huge-pages"), "{e}");
 }

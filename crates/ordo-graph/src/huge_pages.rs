@@ -8,12 +8,20 @@
 //! setting `/sys/kernel/mm/transparent_hugepage/enabled`: `always` gives
 //! them to every large anonymous mapping, `madvise` (a common default) only
 //! to mappings that ask, `never` to none. File mappings, like the zero-copy
-//! load of the binary format, get 4 KiB pages.
+//! load of the binary format, get 2 MiB page table entries only where the
+//! page cache holds the file in 2 MiB folios and the mapping is aligned to
+//! them: recent kernels do so on file systems with large folios (ext4 on
+//! Linux 6.18: 204 of the 254 MB of a Kronecker graph of 2^20 vertices
+//! mapped with huge pages; which parts depends on how the file came into
+//! the page cache), older ones never.
 //!
 //! [`Graph::into_huge_pages`] copies the offsets, targets and weights into
 //! anonymous memory advised `MADV_HUGEPAGE` and aligned to 2 MiB, then makes
 //! it read-only; [`Graph::huge_page_bytes`] tells how much of them the
-//! kernel really backs with huge pages. The trade: the copy replaces the
+//! kernel really backs with huge pages, in a copy or in a file mapping. The
+//! copy still pays where a mapping is partly covered: SSSP on that Kronecker
+//! graph at two threads took 0.853 of the mapped graph's time (median of 10
+//! pairs of processes). The trade: the copy replaces the
 //! zero-copy load (the graph's bytes once more, for a moment twice), and
 //! where the kernel compacts memory to make huge pages on demand (`defrag`
 //! = `madvise`) the first touch can stall.
@@ -91,14 +99,15 @@ impl Graph {
     }
 
     /// Bytes of the offsets, targets and weights that the kernel backs with
-    /// huge pages now (Linux's `AnonHugePages` of the mappings that hold
-    /// them, at most the arrays' size), or `None` where the kernel does not
-    /// report it.
+    /// huge pages now, copied ([`Graph::into_huge_pages`]) or mapped from a
+    /// file (Linux's `AnonHugePages`, `FilePmdMapped` and `ShmemPmdMapped` of
+    /// the mappings that hold them, at most the arrays' size), or `None`
+    /// where the kernel does not report it.
     pub fn huge_page_bytes(&self) -> Option<u64> {
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         let mut ranges = vec![byte_range(self.offsets()), byte_range(self.targets())];
         ranges.extend(self.weights().map(byte_range));
-        Some(anon_huge_bytes(&smaps, &ranges).min(self.huge_page_candidate_bytes()))
+        Some(huge_bytes(&smaps, &ranges).min(self.huge_page_candidate_bytes()))
     }
 
     /// Bytes of the arrays [`Graph::into_huge_pages`] copies: the offsets,
@@ -117,17 +126,22 @@ fn byte_range<T>(s: &[T]) -> Range<usize> {
     start..start + std::mem::size_of_val(s)
 }
 
-/// The sum of `AnonHugePages` over the mappings of `smaps` (the text of
+/// The fields of `/proc/self/smaps` that count memory a mapping holds in
+/// huge pages: anonymous memory, file pages and shared memory mapped by
+/// 2 MiB entries.
+const HUGE_FIELDS: [&str; 3] = ["AnonHugePages:", "FilePmdMapped:", "ShmemPmdMapped:"];
+
+/// The sum of the [`HUGE_FIELDS`] over the mappings of `smaps` (the text of
 /// `/proc/self/smaps`) that overlap any of `ranges`, each mapping counted
 /// once even when several ranges share it (the kernel merges neighbouring
 /// mappings of the same kind into one).
-fn anon_huge_bytes(smaps: &str, ranges: &[Range<usize>]) -> u64 {
+fn huge_bytes(smaps: &str, ranges: &[Range<usize>]) -> u64 {
     let mut total = 0;
     let mut counting = false;
     for line in smaps.lines() {
         if let Some(mapping) = mapping_range(line) {
             counting = ranges.iter().any(|r| !r.is_empty() && r.start < mapping.end && mapping.start < r.end);
-        } else if let Some(rest) = line.strip_prefix("AnonHugePages:") {
+        } else if let Some(rest) = HUGE_FIELDS.iter().find_map(|field| line.strip_prefix(field)) {
             if counting {
                 let kib = rest.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap_or(0);
                 total += kib * 1024;
@@ -185,14 +199,23 @@ Rss:                   8 kB
 AnonHugePages:      2048 kB
 3000-5000 r--p 00000000 00:00 0
 AnonHugePages:      4096 kB
+5000-7000 r--s 00000000 fe:00 5325837                    /data/g.ordo
+AnonHugePages:         0 kB
+FilePmdMapped:     10240 kB
+ShmemPmdMapped:        0 kB
 9000-a000 rw-p 00000000 00:00 0 [heap]
 AnonHugePages:    100000 kB
 ";
         // Two ranges in the first mapping count it once; the heap is apart.
-        assert_eq!(anon_huge_bytes(smaps, &[0x1000..0x1800, 0x2000..0x2800]), 2048 * 1024);
+        assert_eq!(huge_bytes(smaps, &[0x1000..0x1800, 0x2000..0x2800]), 2048 * 1024);
         let straddling = 0x2fff..0x3001;
-        assert_eq!(anon_huge_bytes(smaps, std::slice::from_ref(&straddling)), 6144 * 1024);
-        assert_eq!(anon_huge_bytes(smaps, &[0x5000..0x9000, 0x4000..0x4000]), 0);
+        assert_eq!(huge_bytes(smaps, std::slice::from_ref(&straddling)), 6144 * 1024);
+        assert_eq!(huge_bytes(smaps, &[0x7000..0x9000, 0x4000..0x4000]), 0);
+        // A file mapping's huge pages are its `FilePmdMapped`.
+        let inside_the_file = 0x5800..0x6000;
+        assert_eq!(huge_bytes(smaps, std::slice::from_ref(&inside_the_file)), 10240 * 1024);
+        let across_two = 0x4000..0x5001;
+        assert_eq!(huge_bytes(smaps, std::slice::from_ref(&across_two)), (4096 + 10240) * 1024);
         assert_eq!(mapping_range("Rss:  8 kB"), None);
     }
 

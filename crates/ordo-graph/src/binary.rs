@@ -37,7 +37,7 @@
 //! checks on a second thread, so full validation keeps loading well above
 //! 1 GB/s (`examples/load_speed.rs`: 5–7 GB/s for a 260 MB file in the page
 //! cache on the 2-core development machine, the map populated up front with
-//! `MAP_POPULATE`); [`LoadCheck::Structure`] skips the checksum for callers
+//! `MADV_POPULATE_READ`); [`LoadCheck::Structure`] skips the checksum for callers
 //! that have verified a file once and load it many times.
 //!
 //! The loaded arrays stay in the page cache: the [`Graph`] borrows them from the
@@ -580,8 +580,7 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
     // SAFETY: the map is read-only. Mapping a file is sound as long as the
     // file is not truncated or written to while mapped; the module docs state
     // that requirement, which no safe API can enforce for files.
-    let map =
-        unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(|e| GraphError::io(path, e))?;
+    let map = unsafe { map_for_reading(&file) }.map_err(|e| GraphError::io(path, e))?;
     let map = Arc::new(map);
     let (header, layout) = parse_header(path, &map)?;
     let n = header.n as usize;
@@ -606,6 +605,36 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
     };
     Graph::from_parts(offsets, targets, weights, coords)
         .map_err(|e| GraphError::file(path, format!("invalid graph after validation: {e}")))
+}
+
+/// Maps `file` read-only and faults the whole map in. On Linux the map is
+/// first advised `MADV_HUGEPAGE`: where the kernel reads the file now (its
+/// first load, or after the page cache dropped it) it reads it into 2 MiB
+/// folios, which this map and every later one get as huge pages without a
+/// copy (see [`crate::huge_pages`]); pages already cached stay as they are.
+///
+/// # Safety
+/// As for any file map: the file must not be truncated or written to while
+/// mapped (see the module docs).
+unsafe fn map_for_reading(file: &File) -> io::Result<memmap2::Mmap> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: the caller's contract.
+        let map = unsafe { memmap2::MmapOptions::new().map(file) }?;
+        // Hints: a kernel without transparent huge pages refuses the first,
+        // one before Linux 5.14 the second (then the validation faults the
+        // pages in as it reads them).
+        let _ = map.advise(memmap2::Advice::HugePage);
+        if map.advise(memmap2::Advice::PopulateRead).is_err() {
+            let _ = map.advise(memmap2::Advice::WillNeed);
+        }
+        Ok(map)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // SAFETY: the caller's contract.
+        unsafe { memmap2::MmapOptions::new().populate().map(file) }
+    }
 }
 
 /// Decodes a `.ordo` image held in memory (copying the arrays), fully

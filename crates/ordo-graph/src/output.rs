@@ -64,14 +64,15 @@
 //! ```
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{GraphError, Result};
 
-/// Buffer size of the writer behind an [`AtomicFile`].
-const BUFFER_BYTES: usize = 1 << 20;
+/// The block size of the writer behind an [`AtomicFile`]: the size of a
+/// transparent huge page ([`BlockWriter`]).
+const BLOCK_BYTES: usize = crate::huge_pages::HUGE_PAGE_BYTES;
 
 /// Distinguishes temporary files created by one process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -91,7 +92,7 @@ pub struct AtomicFile {
     /// The temporary file in the target's directory.
     temp: PathBuf,
     /// Buffered writer on `temp`; `None` once committed.
-    writer: Option<BufWriter<File>>,
+    writer: Option<BlockWriter<File>>,
 }
 
 impl AtomicFile {
@@ -110,12 +111,7 @@ impl AtomicFile {
             // Best effort: the new file keeps the old one's mode.
             let _ = file.set_permissions(meta.permissions());
         }
-        Ok(AtomicFile {
-            path: path.to_path_buf(),
-            target,
-            temp,
-            writer: Some(BufWriter::with_capacity(BUFFER_BYTES, file)),
-        })
+        Ok(AtomicFile { path: path.to_path_buf(), target, temp, writer: Some(BlockWriter::new(file)) })
     }
 
     /// The path given to [`AtomicFile::create`].
@@ -133,7 +129,7 @@ impl AtomicFile {
     /// and the target is unchanged.
     pub fn commit(mut self) -> Result<()> {
         let writer = self.writer.take().expect("an uncommitted AtomicFile has a writer");
-        let file = writer.into_inner().map_err(|e| GraphError::io(&self.path, e.into_error()))?;
+        let file = writer.into_inner().map_err(|e| GraphError::io(&self.path, e))?;
         file.sync_all().map_err(|e| GraphError::io(&self.path, e))?;
         drop(file);
         fs::rename(&self.temp, &self.target).map_err(|e| GraphError::io(&self.path, e))?;
@@ -143,7 +139,7 @@ impl AtomicFile {
         Ok(())
     }
 
-    fn writer(&mut self) -> &mut BufWriter<File> {
+    fn writer(&mut self) -> &mut BlockWriter<File> {
         self.writer.as_mut().expect("an uncommitted AtomicFile has a writer")
     }
 }
@@ -169,6 +165,67 @@ impl Drop for AtomicFile {
             drop(self.writer.take());
             let _ = fs::remove_file(&self.temp);
         }
+    }
+}
+
+/// A buffered writer that hands the file whole blocks of [`BLOCK_BYTES`],
+/// each ending at a multiple of the block size from the start of the file
+/// (the last one, and one cut by a `flush`, shorter). A file written in
+/// pieces of any size then reaches the page cache in aligned 2 MiB writes,
+/// which kernels with large folios keep as 2 MiB folios: a `.ordo` file
+/// just written maps with huge pages ([`crate::huge_pages`]). A standard
+/// `BufWriter` passes large writes straight through, at whatever offset
+/// the previous write ended, and the folios around every such seam are
+/// small.
+#[derive(Debug)]
+struct BlockWriter<W: Write> {
+    file: W,
+    /// Bytes handed to `file` so far.
+    written: u64,
+    /// Bytes not yet handed over; they lie within one block.
+    pending: Vec<u8>,
+}
+
+impl<W: Write> BlockWriter<W> {
+    fn new(file: W) -> Self {
+        BlockWriter { file, written: 0, pending: Vec::with_capacity(BLOCK_BYTES) }
+    }
+
+    /// Hands the pending bytes to the file.
+    fn hand_over(&mut self) -> io::Result<()> {
+        if !self.pending.is_empty() {
+            self.file.write_all(&self.pending)?;
+            self.written += self.pending.len() as u64;
+            self.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// The file, everything written handed to it.
+    fn into_inner(mut self) -> io::Result<W> {
+        self.hand_over()?;
+        Ok(self.file)
+    }
+}
+
+impl<W: Write> Write for BlockWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let mut in_block = (self.written % BLOCK_BYTES as u64) as usize + self.pending.len();
+        if in_block == BLOCK_BYTES {
+            self.hand_over()?;
+            in_block = 0;
+        }
+        let n = buf.len().min(BLOCK_BYTES - in_block);
+        self.pending.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.hand_over()?;
+        self.file.flush()
     }
 }
 
@@ -318,6 +375,57 @@ fn sync_directory(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records where each write to it starts and how long it is.
+    #[derive(Default)]
+    struct Recorder {
+        bytes: Vec<u8>,
+        writes: Vec<(usize, usize)>,
+        flushes: Vec<usize>,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes.push((self.bytes.len(), buf.len()));
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushes.push(self.bytes.len());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_block_writer_hands_over_every_byte_in_order_in_aligned_blocks() {
+        let b = BLOCK_BYTES;
+        let pieces = [64, 3 * b + 5, 7, 0, b, b - 12, 1, 2 * b];
+        let mut expected = Vec::new();
+        let mut w = BlockWriter::new(Recorder::default());
+        for (i, &len) in pieces.iter().enumerate() {
+            let piece: Vec<u8> = (0..len).map(|j| (i * 31 + j) as u8).collect();
+            w.write_all(&piece).unwrap();
+            expected.extend_from_slice(&piece);
+            if i == 4 {
+                w.flush().unwrap(); // a flush in the middle cuts one block short
+            }
+        }
+        let flushed_at = expected.len() - pieces[5..].iter().sum::<usize>();
+        let out = w.into_inner().unwrap();
+        assert_eq!(out.bytes, expected, "every byte, in order");
+        assert_eq!(out.flushes, [flushed_at]);
+        // Every write but the one cut by the flush, and the last, ends on a
+        // block boundary, and none crosses one.
+        let last = out.writes.len() - 1;
+        for (k, &(start, len)) in out.writes.iter().enumerate() {
+            let end = start + len;
+            assert!(len > 0 && len <= b, "write {k}: {len} bytes");
+            assert_eq!(start / b, (end - 1) / b, "write {k} crosses a block boundary");
+            if k != last && end != flushed_at {
+                assert_eq!(end % b, 0, "write {k} ends at {end}");
+            }
+        }
+    }
 
     #[test]
     fn temp_names_keep_the_extension_and_stay_in_the_directory() {

@@ -14,6 +14,7 @@ use crate::read;
 /// its first significant line starts with `c` or `p`, `.xyz` otherwise.
 pub fn load_coords(path: &Path, n: usize) -> Result<Coordinates> {
     let content = FileBytes::open(path, "a coordinate file", Expect::Coords(n))?;
+    content.read_sequentially();
     parse_coords(path, content.bytes(), n)
 }
 

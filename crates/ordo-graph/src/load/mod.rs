@@ -112,6 +112,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
         Some(p) => Some(p.clone()),
         None => sibling_coords(path, format),
     };
+    content.read_sequentially();
     parse_and_build(path, content, format, coords_path.as_deref(), opts)
 }
 

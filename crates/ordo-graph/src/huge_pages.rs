@@ -28,10 +28,10 @@
 //! pairs of processes, the map about four fifths in huge pages). Against
 //! the map in huge pages the copy was no slower at two threads (the map
 //! took 1.053 of its time, quartiles 1.000–1.061, and 1.049, quartiles
-//! 0.856–1.173, 12 pairs each), so it is still made when asked for. The trade: the copy replaces the
-//! zero-copy load (the graph's bytes once more, for a moment twice), and
-//! where the kernel compacts memory to make huge pages on demand (`defrag`
-//! = `madvise`) the first touch can stall.
+//! 0.856–1.173, 12 pairs each), so it is still made when asked for. The
+//! trade: the copy replaces the zero-copy load (the graph's bytes once
+//! more, for a moment twice), and where the kernel compacts memory to make
+//! huge pages on demand (`defrag` = `madvise`) the first touch can stall.
 
 use std::io;
 use std::ops::Range;

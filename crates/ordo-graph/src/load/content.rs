@@ -42,9 +42,9 @@ impl FileBytes<'static> {
         // (`crate::binary`): on Linux 6.18, after a first read of the
         // header alone with sequential readahead, 216.0 of a Kronecker
         // graph's 259.6 MB came in huge pages, after this one 257.9 (the
-        // file not cached before). Parsers of text ask for sequential readahead afterwards
-        // ([`FileBytes::read_sequentially`]). Hints: kernels without
-        // transparent huge pages refuse the first.
+        // file not cached before). Parsers of text ask for sequential
+        // readahead afterwards ([`FileBytes::read_sequentially`]). Hints:
+        // kernels without transparent huge pages refuse the first.
         #[cfg(target_os = "linux")]
         let _ = map.advise(memmap2::Advice::HugePage);
         let _ = map.advise(memmap2::Advice::Random);

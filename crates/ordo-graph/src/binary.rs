@@ -608,10 +608,10 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
 }
 
 /// Maps `file` read-only and faults the whole map in. On Linux the map is
-/// first advised `MADV_HUGEPAGE`: where the kernel reads the file now (its
-/// first load, or after the page cache dropped it) it reads it into 2 MiB
-/// folios, which this map and every later one get as huge pages without a
-/// copy (see [`crate::huge_pages`]); pages already cached stay as they are.
+/// first advised for huge pages ([`crate::huge_pages::advise_before_reading`]:
+/// a file read now, on its first load or after the page cache dropped it,
+/// comes in 2 MiB folios and maps with huge pages without a copy); pages
+/// already cached stay as they are.
 ///
 /// # Safety
 /// As for any file map: the file must not be truncated or written to while
@@ -621,10 +621,9 @@ unsafe fn map_for_reading(file: &File) -> io::Result<memmap2::Mmap> {
     {
         // SAFETY: the caller's contract.
         let map = unsafe { memmap2::MmapOptions::new().map(file) }?;
-        // Hints: a kernel without transparent huge pages refuses the first,
-        // one before Linux 5.14 the second (then the validation faults the
-        // pages in as it reads them).
-        let _ = map.advise(memmap2::Advice::HugePage);
+        crate::huge_pages::advise_before_reading(&map);
+        // A kernel before Linux 5.14 refuses this hint; then the validation
+        // faults the pages in as it reads them.
         if map.advise(memmap2::Advice::PopulateRead).is_err() {
             let _ = map.advise(memmap2::Advice::WillNeed);
         }

@@ -78,6 +78,18 @@ pub fn copy_to_huge_pages<T: Plain>(data: &[T]) -> io::Result<Buf<T>> {
     Ok(Buf::mapped(map, offset, data.len()).expect("the copy lies inside the map, aligned to 2 MiB"))
 }
 
+/// Advises a file map `MADV_HUGEPAGE` before its first touch: where the
+/// kernel reads the file into the page cache now (not cached yet), it reads
+/// 2 MiB folios, which this map and every later one of the file get as huge
+/// pages (module docs). A hint: kernels without transparent huge pages
+/// refuse it, and other systems have no such advice.
+pub(crate) fn advise_before_reading(map: &memmap2::Mmap) {
+    #[cfg(target_os = "linux")]
+    let _ = map.advise(memmap2::Advice::HugePage);
+    #[cfg(not(target_os = "linux"))]
+    let _ = map;
+}
+
 /// The system's transparent huge page setting (`always`, `madvise` or
 /// `never`), or `None` where the kernel does not say (not Linux, or built
 /// without transparent huge pages).

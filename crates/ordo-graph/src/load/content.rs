@@ -43,10 +43,8 @@ impl FileBytes<'static> {
         // header alone with sequential readahead, 216.0 of a Kronecker
         // graph's 259.6 MB came in huge pages, after this one 257.9 (the
         // file not cached before). Parsers of text ask for sequential
-        // readahead afterwards ([`FileBytes::read_sequentially`]). Hints:
-        // kernels without transparent huge pages refuse the first.
-        #[cfg(target_os = "linux")]
-        let _ = map.advise(memmap2::Advice::HugePage);
+        // readahead afterwards ([`FileBytes::read_sequentially`]).
+        crate::huge_pages::advise_before_reading(&map);
         let _ = map.advise(memmap2::Advice::Random);
         if map.starts_with(&GZIP_MAGIC) {
             let _ = map.advise(memmap2::Advice::Sequential);

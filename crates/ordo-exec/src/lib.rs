@@ -40,8 +40,8 @@ pub use executor::{for_each, for_each_on, for_each_operator};
 pub use first_touch::PARALLEL_COLLECT_MIN_LEN;
 pub use monitor::{RunMonitor, PUBLISH_EVERY};
 pub use operator::{
-    prefetch, with_continuations, with_prefetch, Operator, WithContinuations, WithPrefetch, PREFETCH_AHEAD,
-    PREFETCH_DEPENDENT_AHEAD,
+    prefetch, with_barrier_hook, with_continuations, with_prefetch, Operator, WithBarrierHook,
+    WithContinuations, WithPrefetch, PREFETCH_AHEAD, PREFETCH_DEPENDENT_AHEAD,
 };
 pub use pool::{available_cores, Pool, PoolBuilder, PoolError, MAX_THREADS};
 pub use timing::CYCLE_UNIT;
@@ -131,6 +131,19 @@ pub struct Context<T> {
     noted_this_task: bool,
     /// This worker's notes, in execution order.
     notes: Vec<TaskNote>,
+    /// [`Context::logs_plain_stores`].
+    store_log_on: bool,
+    /// The plain stores logged since the last barrier.
+    store_log: Vec<(Prio, T)>,
+    /// The logs of the two intervals before, the more recent first: a
+    /// store is rechecked at the second barrier after its interval's.
+    store_log_sealed: [Vec<(Prio, T)>; 2],
+    /// Whether the run is over (the next recheck is the last and takes
+    /// every log).
+    store_log_over: bool,
+    /// Log entries rechecked, and repaired, so far.
+    rechecked_stores: u64,
+    repaired_stores: u64,
 }
 
 impl<T> Context<T> {
@@ -147,7 +160,97 @@ impl<T> Context<T> {
             log_tasks: false,
             noted_this_task: false,
             notes: Vec::new(),
+            store_log_on: false,
+            store_log: Vec::new(),
+            store_log_sealed: [Vec::new(), Vec::new()],
+            store_log_over: false,
+            rechecked_stores: 0,
+            repaired_stores: 0,
         }
+    }
+
+    /// Whether the executor runs [`Operator::after_barrier`] on this thread
+    /// after every barrier, the last one included: true under `auto`'s
+    /// rounds on more than one thread, false everywhere else.
+    ///
+    /// Then an operator may lower a shared value with a plain load and
+    /// store instead of an atomic read-modify-write, which a concurrent
+    /// store can overwrite (a *lost* lowering), provided it logs every such
+    /// store ([`Context::log_plain_store`]) and repairs the lost ones in
+    /// `after_barrier` ([`Context::recheck_plain_stores`]). A store is
+    /// rechecked after the second barrier that follows the one ending its
+    /// interval: a store is lost only to one whose load came before it, a
+    /// task never spans a barrier, and the stores a thread makes between
+    /// two barriers it passes reach every thread by the barrier after
+    /// (not before: a thread that has arrived at a barrier may still run
+    /// tasks until it opens, the rounds' running ahead). So whatever
+    /// overwrote a store, made at most one interval later, is visible by
+    /// then, and the recheck restores the smaller value; the run's last
+    /// recheck takes every log, when no plain store can come any more. On x86 a `lock cmpxchg` per
+    /// lowering cost SSSP 5–13 % at two threads; a log append and one load
+    /// at the recheck cost less.
+    ///
+    /// [`Operator::after_barrier`]: crate::Operator::after_barrier
+    #[inline(always)]
+    pub fn logs_plain_stores(&self) -> bool {
+        self.store_log_on
+    }
+
+    /// Turns the store log on (the rounds on more than one thread).
+    pub(crate) fn enable_store_log(&mut self) {
+        self.store_log_on = true;
+    }
+
+    /// Marks the run as over, before the last call of
+    /// [`Operator::after_barrier`](crate::Operator::after_barrier): its
+    /// recheck takes every log, since no plain store can come any more.
+    /// Called by the executor (public for models of the protocol).
+    pub fn end_store_log(&mut self) {
+        self.store_log_over = true;
+    }
+
+    /// Logs a plain store of `prio` into the state of `task`, to be
+    /// rechecked later (see [`Context::logs_plain_stores`]).
+    #[inline(always)]
+    pub fn log_plain_store(&mut self, prio: Prio, task: T) {
+        self.store_log.push((prio, task));
+    }
+
+    /// Rechecks the stores that are due, those logged before the barrier
+    /// two before this one (every logged store, once the run is over).
+    /// `repair(prio, task)` makes sure the state of `task` is at least as
+    /// good as `prio` (atomically: other threads may be storing again) and
+    /// returns whether it had to change it. A repaired entry is logged
+    /// again, because a plain store that began before the repair may
+    /// overwrite it in turn.
+    pub fn recheck_plain_stores(&mut self, mut repair: impl FnMut(Prio, &T) -> bool) {
+        if self.store_log_over {
+            let [recent, older] = &mut self.store_log_sealed;
+            for (p, t) in older.drain(..).chain(recent.drain(..)).chain(self.store_log.drain(..)) {
+                self.rechecked_stores += 1;
+                // Nothing can overwrite a repair now.
+                self.repaired_stores += u64::from(repair(p, &t));
+            }
+            return;
+        }
+        let mut due = std::mem::take(&mut self.store_log_sealed[1]);
+        self.store_log_sealed[1] = std::mem::take(&mut self.store_log_sealed[0]);
+        self.store_log_sealed[0] = std::mem::take(&mut self.store_log);
+        self.rechecked_stores += due.len() as u64;
+        for (p, t) in due.drain(..) {
+            if repair(p, &t) {
+                self.repaired_stores += 1;
+                self.store_log.push((p, t));
+            }
+        }
+        // The drained log's buffer becomes the new interval's log.
+        due.append(&mut self.store_log);
+        self.store_log = due;
+    }
+
+    /// Log entries rechecked and repaired so far (used by the executor).
+    pub(crate) fn store_log_counts(&self) -> (u64, u64) {
+        (self.rechecked_stores, self.repaired_stores)
     }
 
     /// A context for worker `tid` that records task notes when `log_tasks`.
@@ -472,5 +575,55 @@ mod tests {
         let no_cycles = thread(1, vec![], None);
         assert!(ThreadStats::sum(&[a, b, no_cycles]).cycles.is_none());
         assert_eq!(ThreadStats::sum(&[]), ThreadStats::default());
+    }
+
+    /// Runs a recheck that repairs the entries of `repaired` tasks; returns
+    /// the entries it was given, in order.
+    fn recheck(ctx: &mut Context<u32>, repaired: &[u32]) -> Vec<(Prio, u32)> {
+        let mut seen = Vec::new();
+        ctx.recheck_plain_stores(|prio, &task| {
+            seen.push((prio, task));
+            repaired.contains(&task)
+        });
+        seen
+    }
+
+    #[test]
+    fn a_store_is_rechecked_at_the_second_barrier_after_its_interval() {
+        let mut ctx = Context::<u32>::new(0);
+        assert!(!ctx.logs_plain_stores(), "only the rounds turn the log on");
+        ctx.log_plain_store(5, 1);
+        ctx.log_plain_store(7, 2);
+        // The barrier that ends their interval, then the next: not yet due.
+        assert_eq!(recheck(&mut ctx, &[]), vec![]);
+        ctx.log_plain_store(9, 3);
+        assert_eq!(recheck(&mut ctx, &[]), vec![]);
+        // The second barrier after their interval: due; one is repaired,
+        // and logged again in the interval that begins.
+        assert_eq!(recheck(&mut ctx, &[2]), vec![(5, 1), (7, 2)]);
+        assert_eq!(ctx.store_log_counts(), (2, 1));
+        ctx.log_plain_store(4, 8);
+        assert_eq!(recheck(&mut ctx, &[]), vec![(9, 3)]);
+        assert_eq!(recheck(&mut ctx, &[]), vec![]);
+        // The repair and the store made after it, in the same interval.
+        assert_eq!(recheck(&mut ctx, &[]), vec![(7, 2), (4, 8)]);
+        assert_eq!(recheck(&mut ctx, &[]), vec![]);
+        assert_eq!(ctx.store_log_counts(), (5, 1));
+    }
+
+    #[test]
+    fn the_last_recheck_takes_every_log() {
+        let mut ctx = Context::<u32>::new(0);
+        ctx.log_plain_store(1, 1);
+        assert_eq!(recheck(&mut ctx, &[]), vec![]);
+        ctx.log_plain_store(2, 2);
+        assert_eq!(recheck(&mut ctx, &[]), vec![]);
+        ctx.log_plain_store(3, 3);
+        assert_eq!(recheck(&mut ctx, &[]), vec![(1, 1)]);
+        ctx.log_plain_store(4, 4);
+        ctx.end_store_log();
+        assert_eq!(recheck(&mut ctx, &[3]), vec![(2, 2), (3, 3), (4, 4)]);
+        assert_eq!(ctx.store_log_counts(), (4, 1));
+        assert_eq!(recheck(&mut ctx, &[]), vec![], "nothing is left");
     }
 }

@@ -51,6 +51,14 @@ pub trait Operator<T>: Sync {
     /// that never pushes one keeps its task loop as it was (that look cost
     /// SSSP 2–3 % on a grid graph). Without it, `push_next` is `push`.
     const CONTINUATIONS: bool = false;
+
+    /// Called by `auto`'s rounds on every thread after every barrier, the
+    /// run's last one included, with that thread's context, before the
+    /// thread runs another task. An operator that lowers shared values with
+    /// logged plain stores ([`Context::logs_plain_stores`]) rechecks them
+    /// here; no other executor calls it (nor turns the log on).
+    #[inline(always)]
+    fn after_barrier(&self, _ctx: &mut Context<T>) {}
 }
 
 /// How many tasks ahead [`Operator::prefetch`] is called. Measured on SSSP
@@ -173,4 +181,51 @@ pub fn prefetch<T>(value: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
+}
+
+/// An operator with its [`Operator::after_barrier`], made by
+/// [`with_barrier_hook`].
+pub struct WithBarrierHook<O, H> {
+    op: O,
+    hook: H,
+}
+
+/// The operator `op` (its hints and declarations unchanged) with `hook` as
+/// its [`Operator::after_barrier`].
+pub fn with_barrier_hook<T, O, H>(op: O, hook: H) -> WithBarrierHook<O, H>
+where
+    O: Operator<T>,
+    H: Fn(&mut Context<T>) + Sync,
+{
+    WithBarrierHook { op, hook }
+}
+
+impl<T, O, H> Operator<T> for WithBarrierHook<O, H>
+where
+    O: Operator<T>,
+    H: Fn(&mut Context<T>) + Sync,
+{
+    const NARROW_PRIORITIES: bool = O::NARROW_PRIORITIES;
+    const LEVEL_PRIORITIES: bool = O::LEVEL_PRIORITIES;
+    const CONTINUATIONS: bool = O::CONTINUATIONS;
+
+    #[inline(always)]
+    fn run(&self, prio: Prio, task: T, ctx: &mut Context<T>) {
+        self.op.run(prio, task, ctx)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, prio: Prio, task: &T) {
+        self.op.prefetch(prio, task)
+    }
+
+    #[inline(always)]
+    fn prefetch_dependent(&self, prio: Prio, task: &T) {
+        self.op.prefetch_dependent(prio, task)
+    }
+
+    #[inline(always)]
+    fn after_barrier(&self, ctx: &mut Context<T>) {
+        (self.hook)(ctx)
+    }
 }

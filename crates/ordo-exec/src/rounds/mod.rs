@@ -128,6 +128,20 @@
 //! another (SSSP at one thread: Kronecker scale 20 428 → 337 ms, grid
 //! 1000×1000 77.6 → 65.9 ms; BFS on Kronecker 285 → 144 ms).
 //!
+//! # Plain stores
+//! On more than one thread the rounds turn each context's store log on
+//! ([`Context::logs_plain_stores`]) and call [`Operator::after_barrier`] on
+//! every thread after every barrier, the last one included. An operator
+//! may then lower shared state with a plain load and store, log the store,
+//! and repair the few lost to a concurrent store in `after_barrier`, at
+//! the second barrier after the one ending the store's interval: a thread's
+//! stores between two barriers it passes, those it makes while running
+//! ahead included, happen before the next barrier, not the one it waits at,
+//! so a store can be lost to one made an interval later, and the recheck
+//! must come after that interval's barrier. When
+//! the run ends, no thread has a task left to run (ahead or otherwise),
+//! and the last recheck takes every log. SSSP does this for its distances.
+//!
 //! # Continuations
 //! A task the operator pushes with [`Context::push_next`] runs right after
 //! the task that pushed it, on the same thread, whatever its priority: it
@@ -185,6 +199,9 @@
 //! go into the thread's buckets, and its continuations run at once, as in
 //! a round). The barrier orders each thread's report before the leader's
 //! decision and the decision before everyone's next round (`barrier.rs`).
+//! An operator's logged plain stores are rechecked by every thread after
+//! every barrier, the one that ends the run included, before the thread
+//! runs another task or returns (see "Plain stores").
 //! Whether a thread waits is only a hint ([`Barrier`]'s arrival count, read
 //! without ordering): a stale answer shares a bucket that nobody needed, or
 //! shares it a few tasks later.
@@ -640,7 +657,13 @@ where
                 self.round_work(k, &mut batch)?;
             }
             self.arrive_and_wait(key, &mut batch)?;
-            if shared.done.load(Ordering::Relaxed) {
+            let done = shared.done.load(Ordering::Relaxed);
+            if done {
+                self.ctx.end_store_log();
+            }
+            // Logged plain stores (`Context::logs_plain_stores`).
+            self.op.after_barrier(&mut self.ctx);
+            if done {
                 return Ok(());
             }
             self.round_tasks = std::mem::take(&mut self.ran_ahead);
@@ -859,6 +882,10 @@ where
     let observer = Observer { tid, monitor: shared.monitor.as_deref(), cancelled: &shared.cancelled };
     observer.check_in(0);
     let mut ctx = Context::with_task_log(tid, shared.log_tasks);
+    if shared.threads > 1 {
+        // `run_rounds` calls `Operator::after_barrier` after every barrier.
+        ctx.enable_store_log();
+    }
     ctx.keep_buckets(W::wrap(buckets), TIMED, F::CONTINUATIONS);
     let mut w = Worker::<T, W, F, TIMED> {
         shared,
@@ -900,6 +927,7 @@ where
         b
     });
     let r = w.r;
+    let (rechecked_stores, repaired_stores) = w.ctx.store_log_counts();
     let stats = ThreadStats {
         tasks: c.tasks,
         pushes: c.pushes,
@@ -922,6 +950,8 @@ where
             ("rebucketed_tasks", r.rebucketed),
             ("final_shift", u64::from(final_shift)),
             ("left_queued", left_queued),
+            ("rechecked_stores", rechecked_stores),
+            ("repaired_stores", repaired_stores),
         ],
         cycles,
     };

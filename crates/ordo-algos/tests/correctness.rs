@@ -372,6 +372,69 @@ fn auto_with_other_keys_per_round_equals_the_references() {
     }
 }
 
+/// A dense digraph: every vertex has `degree` out-edges to random vertices,
+/// weights uniform in `1..=max_weight`; most relaxations lower their target
+/// several times, so two threads often lower the same vertex at once.
+fn dense(n: u32, degree: u32, max_weight: u64, seed: u64) -> Graph {
+    let mut rng = Rng(seed);
+    let mut el = EdgeList::new(n as usize, true);
+    for u in 0..n {
+        for _ in 0..degree {
+            let v = rng.below(u64::from(n)) as u32;
+            el.push(u, v, 1 + rng.below(max_weight) as u32);
+        }
+    }
+    el.into_graph().unwrap()
+}
+
+/// The per-thread counter `name` of a run, summed over its threads.
+fn thread_counter(stats: &RunStats, name: &str) -> u64 {
+    let counters = &stats.total.sched_counters;
+    counters
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or_else(|| panic!("no counter {name} in {counters:?}"), |c| c.1)
+}
+
+/// SSSP under `auto`'s rounds on several threads lowers distances with
+/// plain stores, logged and rechecked after each barrier, where a
+/// concurrent store may overwrite a smaller value with a larger one. Exact
+/// distances under contention: dense graphs whose vertices many tasks lower
+/// at once, and up to eight threads on however few cores, so that a thread
+/// is often preempted between its load and its store. Every run rechecks
+/// its lowerings (the logged path is the one taken). Repetitions:
+/// `ORDO_SSSP_STRESS_REPS` (default 30; the printed sum of repaired stores
+/// shows how many losses the run met).
+#[test]
+fn sssp_logged_plain_lowerings_stay_exact_under_contention() {
+    let reps: usize = std::env::var("ORDO_SSSP_STRESS_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
+    let graphs = [
+        ("dense 400x64", dense(400, 64, 1000, 7)),
+        ("dense 2000x16", dense(2000, 16, 100, 8)),
+        ("rmat 2^12", rmat(12, 16, 9)),
+    ];
+    let opts = ExecOptions::default();
+    let spec: SchedulerSpec = "auto".parse().unwrap();
+    let mut repaired = 0;
+    for threads in [2, 4, 8] {
+        let pool = Pool::new(threads).unwrap();
+        for (name, g) in &graphs {
+            let d = ordo_algos::dijkstra(g, 0).unwrap();
+            for rep in 0..reps {
+                let what = format!("{name} with {threads} threads, repetition {rep}");
+                let (dist, stats) = ordo_algos::sssp(&pool, &spec, g, 0, &opts).unwrap();
+                if let Err(e) = verify::compare_exact(&d.values, &dist) {
+                    panic!("sssp, {what}: {e}");
+                }
+                check_stats(&stats, None, &format!("sssp, {what}"));
+                assert!(thread_counter(&stats, "rechecked_stores") > 0, "{what}: no lowering was logged");
+                repaired += thread_counter(&stats, "repaired_stores");
+            }
+        }
+    }
+    eprintln!("repaired stores over every run: {repaired}");
+}
+
 /// The round target `auto`'s rounds reported for a run.
 fn round_target(stats: &RunStats) -> u64 {
     stats.sched_counters.iter().find(|(name, _)| *name == "round_target").expect("auto's rounds report it").1

@@ -12,9 +12,9 @@
 //!    at once (Figure 1b line 17);
 //! 2. otherwise relaxes every out-edge `(v, u, w)` with the **current**
 //!    `dist[v]` (Lonestar: never with a possibly older task value), lowering
-//!    `dist[u]` with `fetch_min` and scheduling `(u, new)` only when it
-//!    strictly improved (lines 19–23). A plain load first skips the atomic
-//!    read-modify-write on edges that cannot improve. A lowered vertex that
+//!    `dist[u]` (see "Memory ordering") and scheduling `(u, new)` only when
+//!    it strictly improved (lines 19–23). A plain load first skips the
+//!    atomic read-modify-write on edges that cannot improve. A lowered vertex that
 //!    is a dead end (no out-edge but the one back) is not scheduled, and one
 //!    that is a link of a chain (two out-edges, one back) is not scheduled
 //!    either: its other edge is relaxed at once, and so on along the chain
@@ -44,14 +44,54 @@
 //! filter would weaken.
 //!
 //! # Memory ordering
-//! Distances only decrease, and every access is `Relaxed`: each distance is
-//! one atomic with a single modification order, `fetch_min` is a
-//! read-modify-write so no lowering is lost, and the scheduler's push→pop
-//! hand-off orders the pusher's `fetch_min` before the popper's load, so the
-//! popper reads a value no larger than the task's distance (coherence). The
-//! final values are read after `for_each` has joined every worker. On a
-//! pool of one worker, that worker is the only writer, and a lowering is a
-//! load and a store instead of the `fetch_min`.
+//! Every access is `Relaxed`: each distance is one atomic with a single
+//! modification order, and the final values are read after `for_each` has
+//! joined every worker. How a task lowers a distance depends on where it
+//! runs (`Lowering`):
+//! - *Atomic* (every scheduler's pop loop on several threads): a plain load,
+//!   then `fetch_min` only if the candidate is smaller. Distances only
+//!   decrease and no lowering is lost; the scheduler's push→pop hand-off
+//!   orders the pusher's `fetch_min` before the popper's load, so the popper
+//!   reads a value no larger than the task's distance (coherence).
+//! - *Plain* (a pool of one worker): the only writer lowers with a load and
+//!   a store, the same effect without the `lock cmpxchg`.
+//! - *Plain and logged* (`auto`'s rounds on several threads): a load and a
+//!   store, and the pair `(candidate, vertex)` goes into the thread's store
+//!   log (`Context::logs_plain_stores`). Another thread's store whose load
+//!   came first can now overwrite a smaller value with a larger one (a
+//!   *lost* lowering: a few dozen of 1.33 million lowerings on a 1000×1000
+//!   grid at two threads). Each thread rechecks its log after the second
+//!   barrier that follows the interval of a store: `fetch_min` of the
+//!   logged value, and an entry it had to repair goes into the log again;
+//!   the run's last recheck takes every log. A task that finds its vertex's
+//!   distance above its own repairs it the same way, and relaxes with its
+//!   own distance. This saves the `lock cmpxchg`, which stalls the core
+//!   until its store buffer drains.
+//!
+//! Why the logged lowering is exact. Call a thread's *interval* the time
+//! between two barriers it passes. Its stores in an interval precede its
+//! arrival at the next barrier (even those it makes while waiting at one,
+//! running ahead), so they happen before every thread's interval after
+//! that barrier's. Every stored value is a real path's length. Take a vertex
+//! `u` and a value `c` once stored in it, and suppose its final distance is
+//! larger; let `W` be the last write of `u` (in its modification order)
+//! with a value `w ≤ c`, and `X` the write right after it. `X` is not a
+//! `fetch_min` (it would read `w` and write at most `w`), so it is a plain
+//! store whose load read a value before `W`. Let `W0` be the first of the
+//! consecutive writes of `w` that end at `W`: it changed the distance, so it
+//! is a logged store or a logged repair. Had `X`'s interval begun two
+//! barriers or more after `W0`'s ended, `X`'s load would read `W0` or later,
+//! so `w`. So `X` comes at most one interval after `W0`'s, and happens before
+//! the second barrier after `W0`'s interval, after which `W0`'s thread
+//! rechecks it: it loads a value above `w` (`X`'s or a later one) and writes
+//! at most `w`, a write `≤ c` after `W`, against `W`'s choice. (The last
+//! recheck comes after every plain store, the last barrier finding no task
+//! to run.) So every distance ends at the smallest value ever stored in it.
+//! That value's task (or the chain or dead-end rule that stood for it,
+//! below) relaxes every out-edge with it, as a task that is not stale
+//! relaxes with its own distance when its vertex holds a larger one; so the
+//! final values satisfy every edge's triangle inequality, and are the exact
+//! distances. `loom_model` checks the protocol on two threads.
 //!
 //! # Distances
 //! The result is `u64` with [`UNREACHED_DIST`] = `u64::MAX`: a path has fewer
@@ -68,10 +108,17 @@
 //! is repeated with `u64` slots; its statistics then include both runs'
 //! time and the counter `narrow_dist_saturated_reruns`.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU32, AtomicU64};
+
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU32, AtomicU64};
 use std::time::Instant;
 
-use ordo_exec::{for_each_operator, prefetch, with_prefetch, Context, ExecOptions, Pool, RunStats};
+use ordo_exec::{
+    for_each_operator, prefetch, with_barrier_hook, with_prefetch, Context, ExecOptions, Pool, RunStats,
+};
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
@@ -80,6 +127,8 @@ use crate::AlgoError;
 use low_degree::LowDegree;
 
 pub mod app;
+#[cfg(loom)]
+mod loom_model;
 mod low_degree;
 pub mod reference;
 pub mod verify;
@@ -176,21 +225,14 @@ trait DistSlot: Sync + Send + Sized {
     /// Lowers the slot to `candidate` (already clamped); true if it strictly
     /// improved.
     fn lower(&self, candidate: u64) -> bool;
-    /// [`DistSlot::lower`] for a run with a single worker thread, the only
-    /// writer of every slot: a load and a store, no atomic read-modify-write
-    /// (a `lock cmpxchg` was 12 % of the operator's samples on Slashdot at
-    /// one thread). With one writer no store can come between the load and
-    /// the store, so the effect is the same as the `fetch_min`.
-    fn lower_alone(&self, candidate: u64) -> bool;
-    /// [`DistSlot::lower_alone`] when `ALONE`, else [`DistSlot::lower`].
-    #[inline(always)]
-    fn lower_in<const ALONE: bool>(&self, candidate: u64) -> bool {
-        if ALONE {
-            self.lower_alone(candidate)
-        } else {
-            self.lower(candidate)
-        }
-    }
+    /// [`DistSlot::lower`] as a load and a store, no atomic
+    /// read-modify-write (a `lock cmpxchg` was 12 % of the operator's
+    /// samples on Slashdot at one thread). Exact when the caller is the only
+    /// writer of the slot (a pool of one worker): no store can come between
+    /// the load and the store. With several writers a concurrent store may
+    /// overwrite this one, so a run uses it there only with its stores
+    /// logged and rechecked ([`Lowering`]).
+    fn lower_plain(&self, candidate: u64) -> bool;
     fn into_value(self) -> Self::Value;
 }
 
@@ -218,7 +260,7 @@ impl DistSlot for AtomicU32 {
         c < self.load(Relaxed) && c < self.fetch_min(c, Relaxed)
     }
     #[inline(always)]
-    fn lower_alone(&self, candidate: u64) -> bool {
+    fn lower_plain(&self, candidate: u64) -> bool {
         let c = candidate as u32;
         let improves = c < self.load(Relaxed);
         if improves {
@@ -253,7 +295,7 @@ impl DistSlot for AtomicU64 {
         candidate < self.load(Relaxed) && candidate < self.fetch_min(candidate, Relaxed)
     }
     #[inline(always)]
-    fn lower_alone(&self, candidate: u64) -> bool {
+    fn lower_plain(&self, candidate: u64) -> bool {
         let improves = candidate < self.load(Relaxed);
         if improves {
             self.store(candidate, Relaxed);
@@ -262,6 +304,45 @@ impl DistSlot for AtomicU64 {
     }
     fn into_value(self) -> u64 {
         self.into_inner()
+    }
+}
+
+/// How a run's tasks lower distances (module docs, "Memory ordering").
+#[derive(Clone, Copy)]
+struct Lowering {
+    /// A load and a store ([`DistSlot::lower_plain`]) instead of
+    /// `fetch_min`: on a pool of one worker, or with `logged`.
+    plain: bool,
+    /// Every plain store goes into the context's store log, which the
+    /// rounds recheck after each barrier (`Context::logs_plain_stores`).
+    logged: bool,
+}
+
+impl Lowering {
+    /// The lowering of a task running in `ctx` on a pool of one worker
+    /// (`ALONE`) or more.
+    #[inline(always)]
+    fn of<const ALONE: bool>(ctx: &Context<VertexId>) -> Self {
+        let logged = !ALONE && ctx.logs_plain_stores();
+        Lowering { plain: ALONE || logged, logged }
+    }
+
+    /// Lowers `slot` to `candidate` (clamped); true if it strictly improved.
+    #[inline(always)]
+    fn lower<S: DistSlot>(self, slot: &S, candidate: u64) -> bool {
+        if self.plain {
+            slot.lower_plain(candidate)
+        } else {
+            slot.lower(candidate)
+        }
+    }
+
+    /// Logs that `u` was just lowered to `candidate`, when stores are logged.
+    #[inline(always)]
+    fn log(self, ctx: &mut Context<VertexId>, u: VertexId, candidate: u64) {
+        if self.logged {
+            ctx.log_plain_store(candidate, u);
+        }
     }
 }
 
@@ -290,8 +371,9 @@ const INLINE_DEGREE: usize = 8;
 ///
 /// - A *dead end*, a vertex with no out-edge or whose only out-edge leads
 ///   back to `from`, needs nothing: `dist[u] + w(u, from) >= dist[from]`
-///   (weights are non-negative and `dist[from]` only decreases), so its task
-///   could not lower anything. Road networks have 10–20 % such leaves; Wasp
+///   (weights are non-negative, and `dist[from]` ends at most at the value
+///   `from`'s relaxation used), so its task could not lower anything. Road
+///   networks have 10–20 % such leaves; Wasp
 ///   (D'Antonio et al., SC'25) skips degree-1 vertices of undirected graphs
 ///   the same way.
 /// - A *link of a chain*, a vertex whose two out-edges are the edge back to
@@ -307,7 +389,8 @@ const INLINE_DEGREE: usize = 8;
 /// that the good / useless split sees one good task per reached vertex.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn follow_chain<S: DistSlot, const ALONE: bool>(
+fn follow_chain<S: DistSlot>(
+    lowering: Lowering,
     dist: &[S],
     low: &LowDegree,
     offsets: &[u64],
@@ -335,9 +418,10 @@ fn follow_chain<S: DistSlot, const ALONE: bool>(
         };
         let x = targets[next];
         let dist_x = S::clamp(dist_u + weights.at(next));
-        if !dist[x as usize].lower_in::<ALONE>(dist_x) {
+        if !lowering.lower(&dist[x as usize], dist_x) {
             return;
         }
+        lowering.log(ctx, x, dist_x);
         (from, u, dist_u) = (u, x, dist_x);
     }
     ctx.push(dist_u, u);
@@ -419,8 +503,8 @@ impl EdgeWeights for UnitWeights {
     fn prefetch(self, _e: usize) {}
 }
 
-/// [`run`], alone (`ALONE`, see [`DistSlot::lower_alone`]) when the pool has
-/// a single worker.
+/// [`run`], alone (`ALONE`: plain lowerings, see [`Lowering`]) when the
+/// pool has a single worker.
 #[allow(clippy::too_many_arguments)]
 fn run_on_pool<S: DistSlot>(
     pool: &Pool,
@@ -440,8 +524,7 @@ fn run_on_pool<S: DistSlot>(
 }
 
 /// The parallel loop, monomorphised per slot type, weight accessor and
-/// whether the pool has a single worker (`ALONE`: see
-/// [`DistSlot::lower_alone`]).
+/// whether the pool has a single worker (`ALONE`: see [`Lowering`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn run<S: DistSlot, const ALONE: bool>(
@@ -459,33 +542,46 @@ fn run<S: DistSlot, const ALONE: bool>(
     let operator = |task_dist: Prio, v: VertexId, ctx: &mut Context<VertexId>| {
         // Good vs useless work (crate::work_split): one note per task, stale ones included.
         ctx.note(v, task_dist);
-        let current = dist[v as usize].get();
+        let mut current = dist[v as usize].get();
         if task_dist > current {
             ctx.mark_stale();
             return;
+        }
+        let lowering = Lowering::of::<ALONE>(ctx);
+        if task_dist < current {
+            // A logged plain store of `task_dist` was overwritten by a
+            // larger one (module docs, "Memory ordering"): repair it now
+            // and relax with the task's own distance, a real path's length.
+            if dist[v as usize].lower(task_dist) {
+                lowering.log(ctx, v, task_dist);
+            }
+            current = task_dist;
         }
         let (lo, hi) = (offsets[v as usize] as usize, offsets[v as usize + 1] as usize);
         // The targets this task lowers, with their new distances.
         let lowered = targets[lo..hi].iter().zip(weights.range(lo, hi)).filter_map(|(&u, w)| {
             // Cannot overflow: see the module docs on distances.
             let candidate = S::clamp(current + w);
-            dist[u as usize].lower_in::<ALONE>(candidate).then_some((u, candidate))
+            lowering.lower(&dist[u as usize], candidate).then_some((u, candidate))
         });
         if ctx.records_notes() {
             // Every lowered vertex gets its task (and its note) when
             // classifying work: the split of PMOD's Table 1 needs them.
             for (u, candidate) in lowered {
+                lowering.log(ctx, u, candidate);
                 ctx.push(candidate, u);
             }
         } else if hi - lo <= INLINE_DEGREE {
             for (u, candidate) in lowered {
-                follow_chain::<S, ALONE>(dist, low, offsets, targets, weights, ctx, v, u, candidate);
+                lowering.log(ctx, u, candidate);
+                follow_chain(lowering, dist, low, offsets, targets, weights, ctx, v, u, candidate);
             }
         } else {
             // Low-degree targets wait for the end of the loop (`DEFERRED_LINKS`).
-            let mut deferred = [0 as VertexId; DEFERRED_LINKS];
+            let mut deferred = [(0 as VertexId, 0u64); DEFERRED_LINKS];
             let mut num_deferred = 0;
             for (u, candidate) in lowered {
+                lowering.log(ctx, u, candidate);
                 if !low.contains(u) {
                     // Its task reads its offsets, on graphs with locality
                     // soon, so start loading them now.
@@ -493,14 +589,14 @@ fn run<S: DistSlot, const ALONE: bool>(
                     ctx.push(candidate, u);
                 } else if num_deferred < DEFERRED_LINKS {
                     prefetch(&offsets[u as usize]);
-                    deferred[num_deferred] = u;
+                    deferred[num_deferred] = (u, candidate);
                     num_deferred += 1;
                 } else {
-                    follow_chain::<S, ALONE>(dist, low, offsets, targets, weights, ctx, v, u, candidate);
+                    follow_chain(lowering, dist, low, offsets, targets, weights, ctx, v, u, candidate);
                 }
             }
             let deferred = &deferred[..num_deferred];
-            for &u in deferred {
+            for &(u, _) in deferred {
                 // The offsets were asked for during the loop; ask for the edge.
                 let first = offsets[u as usize] as usize;
                 if let Some(t) = targets.get(first) {
@@ -508,11 +604,13 @@ fn run<S: DistSlot, const ALONE: bool>(
                     weights.prefetch(first);
                 }
             }
-            for &u in deferred {
+            for &(u, candidate) in deferred {
                 // Its current distance: the one this task set, or lower if
                 // another task lowered it since (then that task follows it
-                // too; either distance is a real path's length).
-                follow_chain::<S, ALONE>(
+                // too; either distance is a real path's length). Not higher:
+                // a plain store overwriting this task's one does not count.
+                follow_chain(
+                    lowering,
                     dist,
                     low,
                     offsets,
@@ -521,7 +619,7 @@ fn run<S: DistSlot, const ALONE: bool>(
                     ctx,
                     v,
                     u,
-                    dist[u as usize].get(),
+                    dist[u as usize].get().min(candidate),
                 );
             }
         }
@@ -545,12 +643,20 @@ fn run<S: DistSlot, const ALONE: bool>(
             weights.prefetch(lo);
         }
     };
+    // Repairs the logged plain stores a concurrent store overwrote.
+    let recheck = |ctx: &mut Context<VertexId>| ctx.recheck_plain_stores(|c, &u| dist[u as usize].lower(c));
     let operator = with_prefetch(operator, prefetch_vertex, prefetch_edges);
     if S::NARROW {
         // Every priority is a clamped narrow distance, below 2^32: `auto`
         // keeps a task in 8 bytes instead of 16.
-        for_each_operator(pool, spec, [(0, source)], operator.with_narrow_priorities(), opts)
+        for_each_operator(
+            pool,
+            spec,
+            [(0, source)],
+            with_barrier_hook(operator.with_narrow_priorities(), recheck),
+            opts,
+        )
     } else {
-        for_each_operator(pool, spec, [(0, source)], operator, opts)
+        for_each_operator(pool, spec, [(0, source)], with_barrier_hook(operator, recheck), opts)
     }
 }

@@ -186,9 +186,10 @@ impl<T> Context<T> {
     /// tasks until it opens, the rounds' running ahead). So whatever
     /// overwrote a store, made at most one interval later, is visible by
     /// then, and the recheck restores the smaller value; the run's last
-    /// recheck takes every log, when no plain store can come any more. On x86 a `lock cmpxchg` per
-    /// lowering cost SSSP 5–13 % at two threads; a log append and one load
-    /// at the recheck cost less.
+    /// recheck takes every log, when no plain store can come any more.
+    /// On x86 the `lock cmpxchg` of an atomic lowering cost SSSP 6–15 % of
+    /// its time at two threads; the log gives back about half of that on
+    /// grid and road graphs (a log append per store, a load per recheck).
     ///
     /// [`Operator::after_barrier`]: crate::Operator::after_barrier
     #[inline(always)]

@@ -138,9 +138,9 @@
 //! stores between two barriers it passes, those it makes while running
 //! ahead included, happen before the next barrier, not the one it waits at,
 //! so a store can be lost to one made an interval later, and the recheck
-//! must come after that interval's barrier. When
-//! the run ends, no thread has a task left to run (ahead or otherwise),
-//! and the last recheck takes every log. SSSP does this for its distances.
+//! must come after that interval's barrier. When the run ends, no thread
+//! has a task left to run (ahead or otherwise), and the last recheck takes
+//! every log. SSSP does this for its distances.
 //!
 //! # Continuations
 //! A task the operator pushes with [`Context::push_next`] runs right after

@@ -67,8 +67,9 @@ fn full_fixture() -> Vec<Value> {
                             json!({"lmf": {"x_label": "dequeues", "points": [[0, 0], [60, 1], [900, 2]]}});
                     }
                     if *spec == "auto" {
-                        l["traces"] =
-                            json!({"shift": {"x_label": "dequeues", "points": [[0, 0], [64, 4], [700, 3]]}});
+                        l["traces"] = json!({"shift": {"x_label": "dequeues", "points": [[0, 0], [64, 4], [700, 3]]},
+                                   "round_level": {"x_label": "microseconds", "points": [[3, 0], [90, 16], [400, 40]]},
+                                   "round_tasks": {"x_label": "microseconds", "points": [[3, 0], [90, 2400], [400, 300]]}});
                     }
                     lines.push(l);
                 }
@@ -154,6 +155,8 @@ fn every_plot_kind_in_both_formats_with_index() {
         "heatmap-smq-grid-sssp-gen-road-n-1000-smq-t2",
         "lmf",
         "shift",
+        "round-level",
+        "round-tasks",
         "table5",
     ];
     let index = std::fs::read_to_string(plots.join("index.md")).unwrap();

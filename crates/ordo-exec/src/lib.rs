@@ -203,7 +203,7 @@ impl<T> Context<T> {
     }
 
     /// Marks the run as over, before the last call of
-    /// [`Operator::after_barrier`](crate::Operator::after_barrier): its
+    /// [`Operator::after_barrier`]: its
     /// recheck takes every log, since no plain store can come any more.
     /// Called by the executor (public for models of the protocol).
     pub fn end_store_log(&mut self) {

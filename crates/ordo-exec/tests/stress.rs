@@ -143,6 +143,66 @@ fn auto_rounds_cut_at_the_fusion_limit_lose_no_task() {
     }
 }
 
+/// `auto`'s round traces (`round_tasks`, `round_level`): one point per
+/// round, merged beyond 256 points, over microseconds that never go back,
+/// and every task of the run counted in exactly one point, whether the
+/// rounds end normally, at the fusion limit (one priority) or one bucket
+/// at a time (one thread).
+#[test]
+fn auto_round_traces_count_every_task() {
+    for threads in [1, 2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        let spec: SchedulerSpec = "auto".parse().unwrap();
+        for one_priority in [false, true] {
+            let tree = Tree::new(SMALL / 4, 1000);
+            let stats = if one_priority {
+                for_each(
+                    &pool,
+                    &spec,
+                    tree.initial().into_iter().map(|(_, id)| (7, id)),
+                    |prio, id, ctx| tree.run_at_one_priority(prio, id, ctx),
+                    &ExecOptions::default(),
+                )
+            } else {
+                for_each(
+                    &pool,
+                    &spec,
+                    tree.initial(),
+                    |p, id, ctx| tree.run(p, id, ctx),
+                    &ExecOptions::default(),
+                )
+            };
+            let what = format!("auto, {threads} threads, one priority: {one_priority}");
+            tree.check(&stats, &what);
+            let trace = |name: &str| {
+                stats
+                    .traces
+                    .iter()
+                    .find(|t| t.name == name)
+                    .unwrap_or_else(|| panic!("{what}: no {name} trace"))
+            };
+            let (tasks, levels) = (trace("round_tasks"), trace("round_level"));
+            assert_eq!(tasks.x_label, "microseconds");
+            assert!(
+                !tasks.points.is_empty() && tasks.points.len() <= 256,
+                "{what}: {} points",
+                tasks.points.len()
+            );
+            assert_eq!(
+                tasks.points.iter().map(|p| p.1).sum::<u64>(),
+                stats.total.tasks,
+                "{what}: the rounds' tasks add up to the run's"
+            );
+            let times = |t: &ordo_sched::Trace| t.points.iter().map(|p| p.0).collect::<Vec<_>>();
+            assert_eq!(times(tasks), times(levels), "{what}: one x per point in both traces");
+            assert!(tasks.points.windows(2).all(|w| w[0].0 <= w[1].0), "{what}: time went back");
+            if one_priority {
+                assert!(levels.points.iter().all(|p| p.1 == 7), "{what}: every round starts at 7");
+            }
+        }
+    }
+}
+
 /// The hoarding scheduler hides up to 63 tasks per thread and fails pops
 /// spuriously: the case termination detection must get right.
 #[test]

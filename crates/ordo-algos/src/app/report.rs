@@ -456,7 +456,8 @@ impl RunReport {
     }
 }
 
-/// `value@x` pairs; long traces show their first and last changes.
+/// `value@x` pairs (a step trace's first point is its initial value, each
+/// later one a change); long traces show their first and last points.
 fn format_trace(t: &TraceOut) -> String {
     const SHOWN: usize = 12;
     let fmt = |p: &(u64, u64)| format!("{}@{}", p.1, p.0);
@@ -468,5 +469,5 @@ fn format_trace(t: &TraceOut) -> String {
         let tail: Vec<_> = pts[pts.len() - SHOWN / 2..].iter().map(fmt).collect();
         format!("{} ... ({} more) ... {}", head.join(" "), pts.len() - SHOWN, tail.join(" "))
     };
-    format!("{} changes over {}: {body}", pts.len().saturating_sub(1), t.x_label)
+    format!("{} points over {}: {body}", pts.len(), t.x_label)
 }

@@ -249,6 +249,23 @@ fn write_all(all: &[Run], timed: &[Run], out: &Path, formats: &[Format]) -> anyh
             c,
         ));
     }
+    if let Some(c) = trace_chart(all, "round_level", "auto: first priority of each round over time") {
+        charts.push((
+            stems.make(&["round-level"]),
+            "auto's rounds: the priority each round starts from over the run (microseconds), median runs"
+                .into(),
+            c,
+        ));
+    }
+    if let Some(c) = trace_chart(all, "round_tasks", "auto: tasks per round over time") {
+        charts.push((
+            stems.make(&["round-tasks"]),
+            "auto's rounds: tasks run per round over the run (microseconds; beyond 256 points a point \
+             gathers several rounds), median runs"
+                .into(),
+            c,
+        ));
+    }
     let table = data::table5(timed);
     if !table.rows.is_empty() {
         charts.push((
@@ -523,9 +540,10 @@ fn heatmap_chart(
     }))
 }
 
-/// A scheduler's adaptation trace `name` (PMOD's `lmf`, auto's `shift`) over
-/// dequeues: per (app, input, spec), the median run at the largest thread
-/// count among runs with that trace; drawn as a step function.
+/// A scheduler's trace `name` (PMOD's `lmf` and auto's `shift` over
+/// dequeues, auto's `round_level` and `round_tasks` over microseconds): per
+/// (app, input, spec), the median run at the largest thread count among
+/// runs with that trace; drawn as a step function.
 fn trace_chart(runs: &[Run], name: &str, title: &str) -> Option<Chart> {
     let mut groups: BTreeMap<(String, String, String), Vec<&Run>> = BTreeMap::new();
     for r in runs.iter().filter(|r| r.traces.contains_key(name)) {

@@ -167,6 +167,14 @@
 //! current bucket while it runs form the next batch), and the controller
 //! sees one round per bucket key.
 //!
+//! # Round traces
+//! The leader (or the lone thread, per bucket key) logs each round: when it
+//! ended, how many tasks it ran and where the next one starts
+//! (`round_log`), reported as the traces `round_tasks` and `round_level`
+//! over microseconds, at most 256 points each, which `ordo plot` draws.
+//! They show where a run's time goes: on Slashdot at two threads the first
+//! 16 of 123 rounds, the hubs near the source, take five sixths of it.
+//!
 //! # Why rounds
 //! With per-thread buckets and no barrier (`auto:mode=async`), threads drift
 //! apart in priority and keep taking work from each other; on two cores
@@ -208,6 +216,7 @@
 
 mod barrier;
 mod piles;
+mod round_log;
 
 #[cfg(loom)]
 mod loom_model;
@@ -226,6 +235,7 @@ use crate::{timing, Context, ExecOptions, Operator, RoundBuckets, RunStats, Task
 
 use barrier::{Aborted, Arrival, Barrier, Wake};
 use piles::Piles;
+use round_log::RoundLog;
 
 /// Rounds of looking for work to help with while waiting at the barrier
 /// before waiting without looking (a yield every 64).
@@ -309,6 +319,8 @@ struct Shared<T, W> {
     keys: AtomicU64,
     done: AtomicBool,
     controller: Mutex<RoundController>,
+    /// The rounds' progress over time (the leader's, or the lone thread's).
+    round_log: Mutex<RoundLog>,
     log_tasks: bool,
     monitor: Option<std::sync::Arc<crate::RunMonitor>>,
     cancelled: std::sync::atomic::AtomicBool,
@@ -335,6 +347,8 @@ impl<T, W> Shared<T, W> {
             tasks += r.tasks.load(Ordering::Relaxed);
             cut |= r.cut.load(Ordering::Relaxed);
         }
+        let next = (queued > 0).then_some(level);
+        self.round_log.lock().unwrap_or_else(|e| e.into_inner()).record(tasks, next);
         if queued == 0 {
             self.done.store(true, Ordering::Relaxed);
             return;
@@ -417,6 +431,7 @@ where
         keys: AtomicU64::new(1),
         done: AtomicBool::new(false),
         controller: Mutex::new(cfg.controller(threads)),
+        round_log: Mutex::new(RoundLog::new()),
         log_tasks: opts.log_tasks,
         monitor: opts.monitor.clone(),
         cancelled: std::sync::atomic::AtomicBool::new(false),
@@ -436,6 +451,8 @@ where
         || shared.barrier.abort(),
     );
     let controller = shared.controller.into_inner().unwrap_or_else(|e| e.into_inner());
+    let [round_tasks, round_level] =
+        shared.round_log.into_inner().unwrap_or_else(|e| e.into_inner()).into_traces();
     RunStats {
         scheduler: name.to_string(),
         threads,
@@ -448,7 +465,11 @@ where
             ("round_parts", controller.parts()),
             ("round_target", controller.target()),
         ],
-        traces: vec![Trace { name: "shift", x_label: "dequeues", points: controller.trace().to_vec() }],
+        traces: vec![
+            Trace { name: "shift", x_label: "dequeues", points: controller.trace().to_vec() },
+            round_tasks,
+            round_level,
+        ],
         task_notes: if opts.log_tasks { notes } else { Vec::new() },
         cancelled: shared.cancelled.load(std::sync::atomic::Ordering::Relaxed),
     }
@@ -621,15 +642,18 @@ where
     /// One thread alone: bucket after bucket, batch after batch.
     fn run_alone(&mut self, shift: u32) {
         let mut controller = self.shared.controller.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // Nobody else locks it in a run of one thread.
+        let mut log = self.shared.round_log.lock().unwrap_or_else(|e| e.into_inner());
         let mut shift = shift;
         let mut batch = Vec::new();
-        loop {
+        'run: loop {
             let level = self.buckets().next_level();
             if level == Prio::MAX {
                 break;
             }
-            let next =
-                controller.on_round(std::mem::take(&mut self.round_tasks), self.buckets().len() as u64);
+            let tasks = std::mem::take(&mut self.round_tasks);
+            log.record(tasks, Some(level));
+            let next = controller.on_round(tasks, self.buckets().len() as u64);
             if next != shift {
                 shift = next;
                 self.r.rebucketed += self.buckets().set_shift(shift) as u64;
@@ -637,12 +661,12 @@ where
             let key = self.buckets().next_level() >> shift;
             while self.buckets().take_due(key, &mut batch) {
                 if !self.run_batch(&mut batch) {
-                    *self.shared.controller.lock().unwrap_or_else(|e| e.into_inner()) = controller;
-                    return;
+                    break 'run;
                 }
             }
             self.c.cycles.other += self.c.lap::<TIMED>();
         }
+        log.record(std::mem::take(&mut self.round_tasks), None);
         *self.shared.controller.lock().unwrap_or_else(|e| e.into_inner()) = controller;
     }
 

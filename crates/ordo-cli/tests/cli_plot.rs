@@ -155,8 +155,10 @@ fn every_plot_kind_in_both_formats_with_index() {
         "heatmap-smq-grid-sssp-gen-road-n-1000-smq-t2",
         "lmf",
         "shift",
-        "round-level",
-        "round-tasks",
+        "round-level-sssp-gen-road-n-1000",
+        "round-tasks-sssp-gen-road-n-1000",
+        "round-level-sssp-x.gr",
+        "round-tasks-sssp-x.gr",
         "table5",
     ];
     let index = std::fs::read_to_string(plots.join("index.md")).unwrap();

@@ -249,22 +249,34 @@ fn write_all(all: &[Run], timed: &[Run], out: &Path, formats: &[Format]) -> anyh
             c,
         ));
     }
-    if let Some(c) = trace_chart(all, "round_level", "auto: first priority of each round over time") {
-        charts.push((
-            stems.make(&["round-level"]),
-            "auto's rounds: the priority each round starts from over the run (microseconds), median runs"
-                .into(),
-            c,
-        ));
+    // Priorities and round sizes differ by orders of magnitude between
+    // inputs: one chart per (app, input).
+    let mut by_input: BTreeMap<(&str, &str), Vec<&Run>> = BTreeMap::new();
+    for r in all.iter().filter(|r| r.traces.contains_key("round_level")) {
+        by_input.entry((r.app.as_str(), r.input.as_str())).or_default().push(r);
     }
-    if let Some(c) = trace_chart(all, "round_tasks", "auto: tasks per round over time") {
-        charts.push((
-            stems.make(&["round-tasks"]),
-            "auto's rounds: tasks run per round over the run (microseconds; beyond 256 points a point \
-             gathers several rounds), median runs"
-                .into(),
-            c,
-        ));
+    for ((app, input), group) in by_input {
+        if let Some(c) =
+            trace_chart(group.iter().copied(), "round_level", &format!("auto's rounds: {app} on {input}"))
+        {
+            charts.push((
+                stems.make(&["round-level", app, input]),
+                format!("{app} on {input}: the priority each round of auto starts from over the run (microseconds), median runs"),
+                c,
+            ));
+        }
+        if let Some(c) =
+            trace_chart(group.iter().copied(), "round_tasks", &format!("auto's rounds: {app} on {input}"))
+        {
+            charts.push((
+                stems.make(&["round-tasks", app, input]),
+                format!(
+                    "{app} on {input}: tasks per round of auto over the run (microseconds; beyond 256 points a point \
+                     gathers several rounds), median runs"
+                ),
+                c,
+            ));
+        }
     }
     let table = data::table5(timed);
     if !table.rows.is_empty() {
@@ -544,9 +556,9 @@ fn heatmap_chart(
 /// dequeues, auto's `round_level` and `round_tasks` over microseconds): per
 /// (app, input, spec), the median run at the largest thread count among
 /// runs with that trace; drawn as a step function.
-fn trace_chart(runs: &[Run], name: &str, title: &str) -> Option<Chart> {
+fn trace_chart<'a>(runs: impl IntoIterator<Item = &'a Run>, name: &str, title: &str) -> Option<Chart> {
     let mut groups: BTreeMap<(String, String, String), Vec<&Run>> = BTreeMap::new();
-    for r in runs.iter().filter(|r| r.traces.contains_key(name)) {
+    for r in runs.into_iter().filter(|r| r.traces.contains_key(name)) {
         groups.entry((r.app.clone(), r.input.clone(), r.spec.clone())).or_default().push(r);
     }
     let mut x_label = String::from("dequeues");

@@ -255,27 +255,25 @@ fn write_all(all: &[Run], timed: &[Run], out: &Path, formats: &[Format]) -> anyh
     for r in all.iter().filter(|r| r.traces.contains_key("round_level")) {
         by_input.entry((r.app.as_str(), r.input.as_str())).or_default().push(r);
     }
+    let round_charts = [
+        ("round_level", "round-level", "the priority each round of auto starts from"),
+        (
+            "round_tasks",
+            "round-tasks",
+            "tasks per round of auto (beyond 256 points a point gathers several rounds)",
+        ),
+    ];
     for ((app, input), group) in by_input {
-        if let Some(c) =
-            trace_chart(group.iter().copied(), "round_level", &format!("auto's rounds: {app} on {input}"))
-        {
-            charts.push((
-                stems.make(&["round-level", app, input]),
-                format!("{app} on {input}: the priority each round of auto starts from over the run (microseconds), median runs"),
-                c,
-            ));
-        }
-        if let Some(c) =
-            trace_chart(group.iter().copied(), "round_tasks", &format!("auto's rounds: {app} on {input}"))
-        {
-            charts.push((
-                stems.make(&["round-tasks", app, input]),
-                format!(
-                    "{app} on {input}: tasks per round of auto over the run (microseconds; beyond 256 points a point \
-                     gathers several rounds), median runs"
-                ),
-                c,
-            ));
+        for (name, stem, what) in round_charts {
+            if let Some(c) =
+                trace_chart(group.iter().copied(), name, &format!("auto's rounds: {app} on {input}"))
+            {
+                charts.push((
+                    stems.make(&[stem, app, input]),
+                    format!("{app} on {input}: {what}, over the run (microseconds), median runs"),
+                    c,
+                ));
+            }
         }
     }
     let table = data::table5(timed);

@@ -24,7 +24,7 @@ pub(crate) const MAX_POINTS: usize = 256;
 
 /// One point: rounds that ended by `micros`, the tasks they ran and the
 /// first priority of the round after them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Point {
     micros: u64,
     tasks: u64,
@@ -37,8 +37,8 @@ pub(crate) struct RoundLog {
     start: Instant,
     points: Vec<Point>,
     /// The rounds gathered so far into the next point, and their tasks.
-    pending: Point,
     pending_rounds: u64,
+    pending_tasks: u64,
     /// Rounds per point.
     stride: u64,
     /// The level the last round left (kept when a round leaves none).
@@ -51,8 +51,8 @@ impl RoundLog {
         RoundLog {
             start: Instant::now(),
             points: Vec::with_capacity(MAX_POINTS),
-            pending: Point::default(),
             pending_rounds: 0,
+            pending_tasks: 0,
             stride: 1,
             level: 0,
         }
@@ -64,7 +64,7 @@ impl RoundLog {
         if let Some(level) = next {
             self.level = level;
         }
-        self.pending.tasks += tasks;
+        self.pending_tasks += tasks;
         self.pending_rounds += 1;
         if self.pending_rounds == self.stride {
             self.close_pending();
@@ -75,8 +75,8 @@ impl RoundLog {
     fn close_pending(&mut self) {
         // `Instant` is monotonic: the x of a trace never goes back.
         let micros = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
-        self.points.push(Point { micros, tasks: self.pending.tasks, level: self.level });
-        self.pending = Point::default();
+        self.points.push(Point { micros, tasks: self.pending_tasks, level: self.level });
+        self.pending_tasks = 0;
         self.pending_rounds = 0;
         if self.points.len() == MAX_POINTS {
             self.merge_pairs();

@@ -50,7 +50,7 @@ mod loom_model;
 use std::marker::PhantomData;
 
 use adapt::Controller;
-use buckets::Buckets;
+use buckets::{Buckets, PushKind};
 use stash::{Batch, Shared, Take, ThreadShared, NO_WANT, WANT_ANY};
 
 use crate::spec::{BuildScheduler, Params, SchedConfig, SpecError};
@@ -289,6 +289,8 @@ struct Stats {
     rebucketed_tasks: u64,
     waits: u64,
     wait_spins: u64,
+    /// Pushes into the current bucket.
+    same_bucket_pushes: u64,
 }
 
 /// A thread's handle on [`Auto`].
@@ -399,11 +401,20 @@ impl<T: Send> AutoHandle<'_, T> {
             self.stats.taken += 1;
             self.stats.taken_tasks += taken.len() as u64;
             for (p, t) in taken.drain(..) {
-                self.buckets.push(p, t);
+                self.push_counted(p, t);
             }
         }
         self.taken = taken;
         ok
+    }
+
+    /// Pushes into the buckets, counting the pushes into the current one
+    /// (the buckets count only the rare kinds themselves).
+    #[inline(always)]
+    fn push_counted(&mut self, prio: Prio, task: T) {
+        if self.buckets.push(prio, task) == PushKind::Current {
+            self.stats.same_bucket_pushes += 1;
+        }
     }
 
     /// A new bucket is current: let the controller see it and apply its
@@ -413,7 +424,7 @@ impl<T: Send> AutoHandle<'_, T> {
         crate::probe::write(&self.me().pops);
         self.me().pops.store(pops, Ordering::Relaxed);
         if let Some(shift) =
-            self.ctl.on_transition(skipped, self.buckets.shift(), self.buckets.len(), self.buckets.counts)
+            self.ctl.on_transition(skipped, self.buckets.shift(), self.buckets.len(), self.buckets.counts())
         {
             self.stats.rebucketed_tasks += self.buckets.set_shift(shift) as u64;
             let shared = &self.sched.shared;
@@ -560,7 +571,7 @@ impl<T> AutoHandle<'_, T> {
 impl<T: Send> Handle<T> for AutoHandle<'_, T> {
     #[inline(always)]
     fn push(&mut self, prio: Prio, task: T) {
-        self.buckets.push(prio, task);
+        self.push_counted(prio, task);
     }
 
     #[inline(always)]
@@ -600,9 +611,9 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
         vec![
             ("buckets_visited", c.buckets_visited),
             ("buckets_skipped", c.buckets_skipped),
-            ("same_bucket_pushes", self.buckets.counts.current),
-            ("below_pushes", self.buckets.counts.below),
-            ("far_pushes", self.buckets.counts.far),
+            ("same_bucket_pushes", s.same_bucket_pushes),
+            ("below_pushes", self.buckets.counts().below),
+            ("far_pushes", self.buckets.counts().far),
             ("width_changes", c.changes),
             ("rebucketed_tasks", s.rebucketed_tasks),
             ("final_shift", u64::from(self.buckets.shift())),

@@ -110,7 +110,7 @@ pub struct Buckets<T, W: PrioWord = Prio> {
     /// threads (grid 1000×1000, Slashdot, Kronecker scale 20).
     handed_out: u64,
     /// Pushes below the current bucket.
-    below: u64,
+    below_pushes: u64,
     /// Pushes into the overflow.
     far_pushes: u64,
 }
@@ -154,7 +154,7 @@ impl<T, W: PrioWord> Buckets<T, W> {
             far: Vec::new(),
             far_min: Prio::MAX,
             handed_out: 0,
-            below: 0,
+            below_pushes: 0,
             far_pushes: 0,
         }
     }
@@ -210,7 +210,7 @@ impl<T, W: PrioWord> Buckets<T, W> {
         } else {
             let kind = self.push_outside(key, prio, task);
             match kind {
-                PushKind::Below => self.below += 1,
+                PushKind::Below => self.below_pushes += 1,
                 PushKind::Far => self.far_pushes += 1,
                 PushKind::Current | PushKind::Ahead => {}
             }
@@ -314,7 +314,7 @@ impl<T, W: PrioWord> Buckets<T, W> {
 
     /// What the pushes did so far (read by the width controller).
     pub(crate) fn counts(&self) -> PushCounts {
-        PushCounts { pushes: self.pushes(), below: self.below, far: self.far_pushes }
+        PushCounts { pushes: self.pushes(), below: self.below_pushes, far: self.far_pushes }
     }
 
     /// Whether no task is queued.

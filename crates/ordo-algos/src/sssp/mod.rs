@@ -14,11 +14,13 @@
 //!    `dist[v]` (Lonestar: never with a possibly older task value), lowering
 //!    `dist[u]` (see "Memory ordering") and scheduling `(u, new)` only when
 //!    it strictly improved (lines 19–23). A plain load first skips the
-//!    atomic read-modify-write on edges that cannot improve. A lowered vertex that
-//!    is a dead end (no out-edge but the one back) is not scheduled, and one
-//!    that is a link of a chain (two out-edges, one back) is not scheduled
-//!    either: its other edge is relaxed at once, and so on along the chain
-//!    (`follow_chain`).
+//!    atomic read-modify-write on edges that cannot improve. On graphs
+//!    where it pays (`low_degree::worth_following`: many vertices of one or
+//!    two out-edges, and a vertex order with locality, as road networks
+//!    have), a lowered vertex that is a dead end (no out-edge but the one
+//!    back) is not scheduled, and one that is a link of a chain (two
+//!    out-edges, one back) is not scheduled either: its other edge is
+//!    relaxed at once, and so on along the chain (`follow_chain`).
 //!
 //! The operator comes with prefetch hints (`ordo_exec::with_prefetch`): a
 //! task's distance and offsets, then its first edges and weights, which an
@@ -386,7 +388,9 @@ const INLINE_DEGREE: usize = 8;
 /// and this one saves the push, pop and stale check of each skipped task.
 /// Task counts (and `work_increase`) therefore count neither, except with
 /// task notes on (`--classify`), where every lowered vertex is scheduled so
-/// that the good / useless split sees one good task per reached vertex.
+/// that the good / useless split sees one good task per reached vertex, and
+/// on graphs where following does not pay
+/// (`low_degree::worth_following`), where every lowered vertex is too.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn follow_chain<S: DistSlot>(
@@ -446,11 +450,11 @@ fn run_with<S: DistSlot>(
             S::unreached()
         }
     });
-    let low = LowDegree::build(pool, graph.offsets());
+    let low = LowDegree::build_if_worth(pool, graph.offsets(), graph.targets());
     let prepare_s = start.elapsed().as_secs_f64();
     let mut stats = match graph.weights() {
-        Some(ws) => run_on_pool(pool, spec, graph, &dist, &low, source, opts, ws),
-        None => run_on_pool(pool, spec, graph, &dist, &low, source, opts, UnitWeights),
+        Some(ws) => run_on_pool(pool, spec, graph, &dist, low.as_ref(), source, opts, ws),
+        None => run_on_pool(pool, spec, graph, &dist, low.as_ref(), source, opts, UnitWeights),
     };
     stats.time_s += prepare_s;
     (dist.into_iter().map(S::into_value).collect(), stats)
@@ -511,23 +515,31 @@ fn run_on_pool<S: DistSlot>(
     spec: &SchedulerSpec,
     graph: &Graph,
     dist: &[S],
-    low: &LowDegree,
+    low: Option<&LowDegree>,
     source: VertexId,
     opts: &ExecOptions,
     weights: impl EdgeWeights,
 ) -> RunStats {
-    if pool.threads() == 1 {
-        run::<S, true>(pool, spec, graph, dist, low, source, opts, weights)
-    } else {
-        run::<S, false>(pool, spec, graph, dist, low, source, opts, weights)
+    let alone = pool.threads() == 1;
+    match (alone, low) {
+        (true, Some(low)) => run::<S, true, true>(pool, spec, graph, dist, low, source, opts, weights),
+        (false, Some(low)) => run::<S, false, true>(pool, spec, graph, dist, low, source, opts, weights),
+        (true, None) => {
+            run::<S, true, false>(pool, spec, graph, dist, &LowDegree::NONE, source, opts, weights)
+        }
+        (false, None) => {
+            run::<S, false, false>(pool, spec, graph, dist, &LowDegree::NONE, source, opts, weights)
+        }
     }
 }
 
-/// The parallel loop, monomorphised per slot type, weight accessor and
-/// whether the pool has a single worker (`ALONE`: see [`Lowering`]).
+/// The parallel loop, monomorphised per slot type, weight accessor,
+/// whether the pool has a single worker (`ALONE`: see [`Lowering`]) and
+/// whether tasks follow dead ends and chains (`FOLLOW`, with `low` the
+/// vertices to follow; see `low_degree::worth_following`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn run<S: DistSlot, const ALONE: bool>(
+fn run<S: DistSlot, const ALONE: bool, const FOLLOW: bool>(
     pool: &Pool,
     spec: &SchedulerSpec,
     graph: &Graph,
@@ -564,9 +576,10 @@ fn run<S: DistSlot, const ALONE: bool>(
             let candidate = S::clamp(current + w);
             lowering.lower(&dist[u as usize], candidate).then_some((u, candidate))
         });
-        if ctx.records_notes() {
-            // Every lowered vertex gets its task (and its note) when
-            // classifying work: the split of PMOD's Table 1 needs them.
+        if !FOLLOW || ctx.records_notes() {
+            // Every lowered vertex gets its task where following does not
+            // pay (`low_degree::worth_following`), and when classifying
+            // work: the split of PMOD's Table 1 needs a note for each.
             for (u, candidate) in lowered {
                 lowering.log(ctx, u, candidate);
                 ctx.push(candidate, u);
@@ -658,5 +671,67 @@ fn run<S: DistSlot, const ALONE: bool>(
         )
     } else {
         for_each_operator(pool, spec, [(0, source)], with_barrier_hook(operator, recheck), opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ordo_graph::gen::GenSpec;
+
+    /// A run with narrow slots that follows dead ends and chains or not:
+    /// the distances and the pushes.
+    fn run_following(pool: &Pool, spec: &str, graph: &Graph, follow: bool) -> (Vec<u64>, u64) {
+        let dist: Vec<AtomicU32> = (0..graph.num_vertices())
+            .map(|v| if v == 0 { AtomicU32::zero() } else { AtomicU32::unreached() })
+            .collect();
+        let low = LowDegree::build(pool, graph.offsets());
+        let spec: SchedulerSpec = spec.parse().unwrap();
+        let low = follow.then_some(&low);
+        let opts = ExecOptions::default();
+        let stats = match graph.weights() {
+            Some(ws) => run_on_pool(pool, &spec, graph, &dist, low, 0, &opts, ws),
+            None => run_on_pool(pool, &spec, graph, &dist, low, 0, &opts, UnitWeights),
+        };
+        let dist = dist.into_iter().map(|d| d.into_inner()).map(|d| {
+            if d == u32::MAX {
+                UNREACHED_DIST
+            } else {
+                u64::from(d)
+            }
+        });
+        (dist.collect(), stats.total.pushes)
+    }
+
+    /// Following dead ends and chains, and a task for every lowered vertex
+    /// instead (what `low_degree::worth_following` chooses between), both
+    /// give Dijkstra's distances on graphs rich in both, on one thread and
+    /// several. Not following pushes every reached vertex at least once;
+    /// following skips the dead ends and links of a road graph's chains,
+    /// so it pushes fewer tasks.
+    #[test]
+    fn following_chains_or_not_gives_the_exact_distances() {
+        for gen in ["road:n=30000,seed=5", "kron:scale=12,seed=2"] {
+            let graph = gen.parse::<GenSpec>().unwrap().generate().unwrap();
+            let reference = dijkstra(&graph, 0).unwrap().values;
+            let reached = reference.iter().filter(|&&d| d != UNREACHED_DIST).count() as u64;
+            for threads in [1, 2, 4] {
+                let pool = Pool::new(threads).unwrap();
+                for sched in ["auto", "obim", "strict"] {
+                    let what = format!("{gen}, {threads} threads, {sched}");
+                    let (dist, followed_pushes) = run_following(&pool, sched, &graph, true);
+                    assert_eq!(dist, reference, "{what}, following");
+                    let (dist, pushes) = run_following(&pool, sched, &graph, false);
+                    assert_eq!(dist, reference, "{what}, not following");
+                    assert!(pushes >= reached, "{what}: {pushes} pushes, {reached} reached");
+                    if gen.starts_with("road") {
+                        assert!(
+                            followed_pushes < pushes,
+                            "{what}: {followed_pushes} pushes following, {pushes} not"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

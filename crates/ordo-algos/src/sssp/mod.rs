@@ -182,8 +182,7 @@ pub fn sssp(
     // some distance saturated is repeated with wide slots.
     let (narrow, narrow_stats) = run_with::<AtomicU32>(pool, spec, graph, source, opts);
     if narrow_stats.cancelled || !narrow.contains(&NARROW_SATURATED) {
-        let dist =
-            narrow.into_iter().map(|d| if d == u32::MAX { UNREACHED_DIST } else { u64::from(d) }).collect();
+        let dist = narrow.into_iter().map(widen_narrow).collect();
         return Ok((dist, narrow_stats));
     }
     drop(narrow);
@@ -192,6 +191,15 @@ pub fn sssp(
     stats.time_s += narrow_stats.time_s;
     stats.sched_counters.push(("narrow_dist_saturated_reruns", 1));
     Ok((wide, stats))
+}
+
+/// A narrow run's final distance as a result (`u32::MAX`: unreached).
+fn widen_narrow(d: u32) -> u64 {
+    if d == u32::MAX {
+        UNREACHED_DIST
+    } else {
+        u64::from(d)
+    }
 }
 
 /// The largest distance a narrow (`u32`) slot holds; a candidate distance
@@ -443,13 +451,7 @@ fn run_with<S: DistSlot>(
     opts: &ExecOptions,
 ) -> (Vec<S::Value>, RunStats) {
     let start = Instant::now();
-    let dist: Vec<S> = pool.collect_indexed(graph.num_vertices(), |v| {
-        if v == source as usize {
-            S::zero()
-        } else {
-            S::unreached()
-        }
-    });
+    let dist = initial_distances::<S>(pool, graph, source);
     let low = LowDegree::build_if_worth(pool, graph.offsets(), graph.targets());
     let prepare_s = start.elapsed().as_secs_f64();
     let mut stats = match graph.weights() {
@@ -458,6 +460,16 @@ fn run_with<S: DistSlot>(
     };
     stats.time_s += prepare_s;
     (dist.into_iter().map(S::into_value).collect(), stats)
+}
+
+/// Every vertex's slot before a run: 0 at `source`, unreached elsewhere
+/// (written by the pool's threads, so that each thread's part of the
+/// array starts in its own memory).
+fn initial_distances<S: DistSlot>(pool: &Pool, graph: &Graph, source: VertexId) -> Vec<S> {
+    pool.collect_indexed(
+        graph.num_vertices(),
+        |v| if v == source as usize { S::zero() } else { S::unreached() },
+    )
 }
 
 /// The weights of a graph's edges, by edge index: the weight array, or 1
@@ -682,9 +694,7 @@ mod tests {
     /// A run with narrow slots that follows dead ends and chains or not:
     /// the distances and the pushes.
     fn run_following(pool: &Pool, spec: &str, graph: &Graph, follow: bool) -> (Vec<u64>, u64) {
-        let dist: Vec<AtomicU32> = (0..graph.num_vertices())
-            .map(|v| if v == 0 { AtomicU32::zero() } else { AtomicU32::unreached() })
-            .collect();
+        let dist = initial_distances::<AtomicU32>(pool, graph, 0);
         let low = LowDegree::build(pool, graph.offsets());
         let spec: SchedulerSpec = spec.parse().unwrap();
         let low = follow.then_some(&low);
@@ -693,14 +703,7 @@ mod tests {
             Some(ws) => run_on_pool(pool, &spec, graph, &dist, low, 0, &opts, ws),
             None => run_on_pool(pool, &spec, graph, &dist, low, 0, &opts, UnitWeights),
         };
-        let dist = dist.into_iter().map(|d| d.into_inner()).map(|d| {
-            if d == u32::MAX {
-                UNREACHED_DIST
-            } else {
-                u64::from(d)
-            }
-        });
-        (dist.collect(), stats.total.pushes)
+        (dist.into_iter().map(|d| widen_narrow(d.into_inner())).collect(), stats.total.pushes)
     }
 
     /// Following dead ends and chains, and a task for every lowered vertex

@@ -1,6 +1,8 @@
 //! Loom models of SSSP's logged plain lowering (module docs, "Memory
 //! ordering"): plain stores that a concurrent store may overwrite, logged,
-//! and rechecked at the second barrier after the one ending their interval.
+//! and rechecked at the second barrier after the one ending their interval;
+//! or, where every lowered vertex gets a task, not logged at the store but
+//! by the task when it runs and is not stale.
 //! Two threads pass a barrier built like the rounds' (arrive, and the last
 //! to arrive opens it), and a thread waiting at it may still lower a
 //! distance before it opens, as the rounds' running ahead does. The slot,
@@ -62,21 +64,132 @@ fn lower(slot: &AtomicU32, ctx: &mut Context<VertexId>, candidate: u64) {
     }
 }
 
+/// What a task `(candidate, 0)` does when it runs, where its lowering was
+/// not logged (the operator's path without following): a stale task (the
+/// vertex holds less) does nothing; one that finds more repairs it; one
+/// that is not stale logs itself.
+fn run_task(slot: &AtomicU32, ctx: &mut Context<VertexId>, candidate: u64) {
+    let current = slot.get();
+    if candidate > current {
+        return;
+    }
+    if candidate < current {
+        slot.lower(candidate);
+    }
+    LOGGED.log(ctx, 0, candidate);
+}
+
+/// A step of a thread whose lowerings each leave a task: a lowering (a
+/// plain store, not logged) queues its task, and `Run` runs the oldest
+/// queued task.
+#[derive(Clone, Copy)]
+enum Step {
+    Lower(u64),
+    Run,
+}
+
+/// How a thread's lowerings are made exact.
+trait Protocol {
+    /// What a round lists for a thread.
+    type Item: Copy;
+    /// Does `item`; the candidate it tried, if it lowered.
+    fn step(&mut self, slot: &AtomicU32, ctx: &mut Context<VertexId>, item: Self::Item) -> Option<u64>;
+}
+
+/// Each plain store logged at once.
+struct StoreLogs;
+
+impl Protocol for StoreLogs {
+    type Item = u64;
+    fn step(&mut self, slot: &AtomicU32, ctx: &mut Context<VertexId>, c: u64) -> Option<u64> {
+        lower(slot, ctx, c);
+        Some(c)
+    }
+}
+
+/// Plain stores unlogged, each queueing a task that logs itself.
+#[derive(Default)]
+struct TaskLogs {
+    queued: std::collections::VecDeque<u64>,
+}
+
+impl Protocol for TaskLogs {
+    type Item = Step;
+    fn step(&mut self, slot: &AtomicU32, ctx: &mut Context<VertexId>, step: Step) -> Option<u64> {
+        match step {
+            Step::Lower(c) => {
+                if LOGGED.unlogged().lower(slot, c) {
+                    self.queued.push_back(c);
+                }
+                Some(c)
+            }
+            Step::Run => {
+                if let Some(c) = self.queued.pop_front() {
+                    run_task(slot, ctx, c);
+                }
+                None
+            }
+        }
+    }
+}
+
+/// What a thread does in a round under `TaskLogs`: `work` before it
+/// arrives, `ahead` after arriving and before the barrier opens (only when
+/// it waits).
+struct TaskRound {
+    work: &'static [Step],
+    ahead: &'static [Step],
+}
+
+/// A round of either kind.
+trait RoundOf<I: 'static> {
+    fn work(&self) -> &'static [I];
+    fn ahead(&self) -> &'static [I];
+}
+
+impl RoundOf<u64> for Round {
+    fn work(&self) -> &'static [u64] {
+        self.work
+    }
+    fn ahead(&self) -> &'static [u64] {
+        self.ahead
+    }
+}
+
+impl RoundOf<Step> for TaskRound {
+    fn work(&self) -> &'static [Step] {
+        self.work
+    }
+    fn ahead(&self) -> &'static [Step] {
+        self.ahead
+    }
+}
+
 /// One thread's run: its rounds, each ended by the barrier and followed by
 /// the recheck, the last one taking every log. Returns the smallest
 /// candidate it tried (a thread that opens the barrier runs nothing ahead).
-fn thread_run(slot: &AtomicU32, barrier: &Barrier, rounds: &[Round]) -> u64 {
+fn thread_run<P: Protocol, R: RoundOf<P::Item>>(
+    slot: &AtomicU32,
+    barrier: &Barrier,
+    mut protocol: P,
+    rounds: &[R],
+) -> u64
+where
+    P::Item: 'static,
+{
     let mut ctx = Context::new(0);
     let mut smallest = u64::MAX;
     for (i, round) in rounds.iter().enumerate() {
-        for &c in round.work {
-            lower(slot, &mut ctx, c);
-            smallest = smallest.min(c);
+        for &item in round.work() {
+            if let Some(c) = protocol.step(slot, &mut ctx, item) {
+                smallest = smallest.min(c);
+            }
         }
         if let Some(generation) = barrier.arrive() {
-            for &c in round.ahead {
-                lower(slot, &mut ctx, c);
-                smallest = smallest.min(c);
+            for &item in round.ahead() {
+                if let Some(c) = protocol.step(slot, &mut ctx, item) {
+                    smallest = smallest.min(c);
+                }
             }
             barrier.wait(generation);
         }
@@ -88,18 +201,34 @@ fn thread_run(slot: &AtomicU32, barrier: &Barrier, rounds: &[Round]) -> u64 {
     smallest
 }
 
-/// Runs the two threads' rounds (the same number each) from distance 100;
+/// Runs two threads (the same number of rounds each) from distance 100;
 /// returns the final distance and the smallest candidate either tried.
-fn run(rounds: [&'static [Round]; 2]) -> (u64, u64) {
+fn run_threads<P, R>(protocols: [P; 2], rounds: [&'static [R]; 2]) -> (u64, u64)
+where
+    P: Protocol + Send + 'static,
+    P::Item: 'static,
+    R: RoundOf<P::Item> + Sync + 'static,
+{
     let slot = Arc::new(AtomicU32::new(100));
     let barrier = Arc::new(Barrier { arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) });
+    let [first, second] = protocols;
     let other = {
         let (slot, barrier) = (Arc::clone(&slot), Arc::clone(&barrier));
-        thread::spawn(move || thread_run(&slot, &barrier, rounds[1]))
+        thread::spawn(move || thread_run(&slot, &barrier, second, rounds[1]))
     };
-    let smallest = thread_run(&slot, &barrier, rounds[0]);
+    let smallest = thread_run(&slot, &barrier, first, rounds[0]);
     let smallest = smallest.min(other.join().expect("no panic"));
     (slot.get(), smallest.min(100))
+}
+
+/// [`run_threads`] with every store logged.
+fn run(rounds: [&'static [Round]; 2]) -> (u64, u64) {
+    run_threads([StoreLogs, StoreLogs], rounds)
+}
+
+/// [`run_threads`] with the tasks logging.
+fn run_tasks(rounds: [&'static [TaskRound]; 2]) -> (u64, u64) {
+    run_threads([TaskLogs::default(), TaskLogs::default()], rounds)
 }
 
 const IDLE: Round = Round { work: &[], ahead: &[] };
@@ -140,5 +269,51 @@ fn a_lost_repair_is_repaired_again() {
         let a: &[Round] = &[Round { work: &[10], ahead: &[] }, IDLE, IDLE, IDLE];
         let b: &[Round] = &[Round { work: &[20], ahead: &[] }, IDLE, IDLE, Round { work: &[15], ahead: &[] }];
         assert_eq!(run([a, b]), (10, 10), "a repaired lowering was lost");
+    });
+}
+
+const TASK_IDLE: TaskRound = TaskRound { work: &[], ahead: &[] };
+use Step::{Lower, Run};
+
+/// Tasks logging instead of stores: two threads lower the same vertex to
+/// 10 and 20 and run their tasks in the same round (fused); the larger
+/// store may overwrite the smaller after the smaller's task ran, and the
+/// task's entry brings back 10.
+#[test]
+fn a_lowering_lost_after_its_task_ran_is_repaired() {
+    loom::model(|| {
+        let a: &[TaskRound] = &[TaskRound { work: &[Lower(10), Run], ahead: &[] }, TASK_IDLE];
+        let b: &[TaskRound] = &[TaskRound { work: &[Lower(20), Run], ahead: &[] }, TASK_IDLE];
+        assert_eq!(run_tasks([a, b]), (10, 10), "a lowering was lost");
+    });
+}
+
+/// Tasks logging: the task of 10 runs a round after its store, while the
+/// other thread's store of 20 may come at any point of the first round or
+/// while it waits; the task either repairs or logs itself.
+#[test]
+fn a_task_run_a_round_later_covers_its_store() {
+    loom::model(|| {
+        let a: &[TaskRound] = &[
+            TaskRound { work: &[Lower(10)], ahead: &[] },
+            TaskRound { work: &[Run], ahead: &[] },
+            TASK_IDLE,
+        ];
+        let b: &[TaskRound] = &[TaskRound { work: &[], ahead: &[Lower(20), Run] }, TASK_IDLE, TASK_IDLE];
+        let (last, smallest) = run_tasks([a, b]);
+        assert_eq!(last, smallest, "a lowering was lost");
+    });
+}
+
+/// Tasks logging: a store and its task made while waiting at the first
+/// barrier, the other thread's store in the second round; the task's entry
+/// must be rechecked after the third barrier, as a store's.
+#[test]
+fn a_task_run_while_waiting_is_rechecked_late_enough() {
+    loom::model(|| {
+        let a: &[TaskRound] = &[TaskRound { work: &[], ahead: &[Lower(10), Run] }, TASK_IDLE, TASK_IDLE];
+        let b: &[TaskRound] = &[TASK_IDLE, TaskRound { work: &[Lower(20), Run], ahead: &[] }, TASK_IDLE];
+        let (last, smallest) = run_tasks([a, b]);
+        assert_eq!(last, smallest, "a lowering made while waiting was lost");
     });
 }

@@ -177,7 +177,11 @@ impl<T> Context<T> {
     /// store instead of an atomic read-modify-write, which a concurrent
     /// store can overwrite (a *lost* lowering), provided it logs every such
     /// store ([`Context::log_plain_store`]) and repairs the lost ones in
-    /// `after_barrier` ([`Context::recheck_plain_stores`]). A store is
+    /// `after_barrier` ([`Context::recheck_plain_stores`]). (A store whose
+    /// value goes with a task pushed right after it may instead be logged
+    /// by that task when it runs, if the task repairs a larger value it
+    /// finds and is not stale while the store's value stands; SSSP's
+    /// module docs give the argument.) A store is
     /// rechecked after the second barrier that follows the one ending its
     /// interval: a store is lost only to one whose load came before it, a
     /// task never spans a barrier, and the stores a thread makes between

@@ -51,10 +51,11 @@ impl Barrier {
 
 /// What a thread does in a round: `work` before it arrives, `ahead` after
 /// arriving and before the barrier opens (only when it waits). Each is a
-/// list of candidates for vertex 0.
-struct Round {
-    work: &'static [u64],
-    ahead: &'static [u64],
+/// list of its protocol's items: candidates for vertex 0 ([`StoreLogs`]) or
+/// steps ([`TaskLogs`]).
+struct Round<I: 'static> {
+    work: &'static [I],
+    ahead: &'static [I],
 }
 
 /// What a task does to vertex 0 when it finds `candidate` for it.
@@ -91,7 +92,7 @@ enum Step {
 /// How a thread's lowerings are made exact.
 trait Protocol {
     /// What a round lists for a thread.
-    type Item: Copy;
+    type Item: Copy + 'static;
     /// Does `item`; the candidate it tried, if it lowered.
     fn step(&mut self, slot: &AtomicU32, ctx: &mut Context<VertexId>, item: Self::Item) -> Option<u64>;
 }
@@ -133,60 +134,25 @@ impl Protocol for TaskLogs {
     }
 }
 
-/// What a thread does in a round under `TaskLogs`: `work` before it
-/// arrives, `ahead` after arriving and before the barrier opens (only when
-/// it waits).
-struct TaskRound {
-    work: &'static [Step],
-    ahead: &'static [Step],
-}
-
-/// A round of either kind.
-trait RoundOf<I: 'static> {
-    fn work(&self) -> &'static [I];
-    fn ahead(&self) -> &'static [I];
-}
-
-impl RoundOf<u64> for Round {
-    fn work(&self) -> &'static [u64] {
-        self.work
-    }
-    fn ahead(&self) -> &'static [u64] {
-        self.ahead
-    }
-}
-
-impl RoundOf<Step> for TaskRound {
-    fn work(&self) -> &'static [Step] {
-        self.work
-    }
-    fn ahead(&self) -> &'static [Step] {
-        self.ahead
-    }
-}
-
 /// One thread's run: its rounds, each ended by the barrier and followed by
 /// the recheck, the last one taking every log. Returns the smallest
 /// candidate it tried (a thread that opens the barrier runs nothing ahead).
-fn thread_run<P: Protocol, R: RoundOf<P::Item>>(
+fn thread_run<P: Protocol>(
     slot: &AtomicU32,
     barrier: &Barrier,
     mut protocol: P,
-    rounds: &[R],
-) -> u64
-where
-    P::Item: 'static,
-{
+    rounds: &[Round<P::Item>],
+) -> u64 {
     let mut ctx = Context::new(0);
     let mut smallest = u64::MAX;
     for (i, round) in rounds.iter().enumerate() {
-        for &item in round.work() {
+        for &item in round.work {
             if let Some(c) = protocol.step(slot, &mut ctx, item) {
                 smallest = smallest.min(c);
             }
         }
         if let Some(generation) = barrier.arrive() {
-            for &item in round.ahead() {
+            for &item in round.ahead {
                 if let Some(c) = protocol.step(slot, &mut ctx, item) {
                     smallest = smallest.min(c);
                 }
@@ -203,11 +169,10 @@ where
 
 /// Runs two threads (the same number of rounds each) from distance 100;
 /// returns the final distance and the smallest candidate either tried.
-fn run_threads<P, R>(protocols: [P; 2], rounds: [&'static [R]; 2]) -> (u64, u64)
+fn run_threads<P>(protocols: [P; 2], rounds: [&'static [Round<P::Item>]; 2]) -> (u64, u64)
 where
     P: Protocol + Send + 'static,
-    P::Item: 'static,
-    R: RoundOf<P::Item> + Sync + 'static,
+    P::Item: Sync,
 {
     let slot = Arc::new(AtomicU32::new(100));
     let barrier = Arc::new(Barrier { arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) });
@@ -222,24 +187,24 @@ where
 }
 
 /// [`run_threads`] with every store logged.
-fn run(rounds: [&'static [Round]; 2]) -> (u64, u64) {
+fn run(rounds: [&'static [Round<u64>]; 2]) -> (u64, u64) {
     run_threads([StoreLogs, StoreLogs], rounds)
 }
 
 /// [`run_threads`] with the tasks logging.
-fn run_tasks(rounds: [&'static [TaskRound]; 2]) -> (u64, u64) {
+fn run_tasks(rounds: [&'static [Round<Step>]; 2]) -> (u64, u64) {
     run_threads([TaskLogs::default(), TaskLogs::default()], rounds)
 }
 
-const IDLE: Round = Round { work: &[], ahead: &[] };
+const IDLE: Round<u64> = Round { work: &[], ahead: &[] };
 
 /// Two threads lower the same vertex to 10 and 20 in one round; the larger
 /// may overwrite the smaller, and a later recheck brings back 10.
 #[test]
 fn a_lost_lowering_is_repaired() {
     loom::model(|| {
-        let a: &[Round] = &[Round { work: &[10], ahead: &[] }, IDLE];
-        let b: &[Round] = &[Round { work: &[20], ahead: &[] }, IDLE];
+        let a: &[Round<u64>] = &[Round { work: &[10], ahead: &[] }, IDLE];
+        let b: &[Round<u64>] = &[Round { work: &[20], ahead: &[] }, IDLE];
         assert_eq!(run([a, b]), (10, 10), "a lowering was lost");
     });
 }
@@ -251,8 +216,8 @@ fn a_lost_lowering_is_repaired() {
 #[test]
 fn a_store_made_while_waiting_is_rechecked_late_enough() {
     loom::model(|| {
-        let a: &[Round] = &[Round { work: &[], ahead: &[10] }, IDLE, IDLE];
-        let b: &[Round] = &[IDLE, Round { work: &[20], ahead: &[] }, IDLE];
+        let a: &[Round<u64>] = &[Round { work: &[], ahead: &[10] }, IDLE, IDLE];
+        let b: &[Round<u64>] = &[IDLE, Round { work: &[20], ahead: &[] }, IDLE];
         // Thread 0 runs ahead only if it waits (if thread 1 arrives first).
         let (last, smallest) = run([a, b]);
         assert_eq!(last, smallest, "a lowering made while waiting was lost");
@@ -266,13 +231,14 @@ fn a_store_made_while_waiting_is_rechecked_late_enough() {
 #[test]
 fn a_lost_repair_is_repaired_again() {
     loom::model(|| {
-        let a: &[Round] = &[Round { work: &[10], ahead: &[] }, IDLE, IDLE, IDLE];
-        let b: &[Round] = &[Round { work: &[20], ahead: &[] }, IDLE, IDLE, Round { work: &[15], ahead: &[] }];
+        let a: &[Round<u64>] = &[Round { work: &[10], ahead: &[] }, IDLE, IDLE, IDLE];
+        let b: &[Round<u64>] =
+            &[Round { work: &[20], ahead: &[] }, IDLE, IDLE, Round { work: &[15], ahead: &[] }];
         assert_eq!(run([a, b]), (10, 10), "a repaired lowering was lost");
     });
 }
 
-const TASK_IDLE: TaskRound = TaskRound { work: &[], ahead: &[] };
+const TASK_IDLE: Round<Step> = Round { work: &[], ahead: &[] };
 use Step::{Lower, Run};
 
 /// Tasks logging instead of stores: two threads lower the same vertex to
@@ -282,8 +248,8 @@ use Step::{Lower, Run};
 #[test]
 fn a_lowering_lost_after_its_task_ran_is_repaired() {
     loom::model(|| {
-        let a: &[TaskRound] = &[TaskRound { work: &[Lower(10), Run], ahead: &[] }, TASK_IDLE];
-        let b: &[TaskRound] = &[TaskRound { work: &[Lower(20), Run], ahead: &[] }, TASK_IDLE];
+        let a: &[Round<Step>] = &[Round { work: &[Lower(10), Run], ahead: &[] }, TASK_IDLE];
+        let b: &[Round<Step>] = &[Round { work: &[Lower(20), Run], ahead: &[] }, TASK_IDLE];
         assert_eq!(run_tasks([a, b]), (10, 10), "a lowering was lost");
     });
 }
@@ -294,12 +260,9 @@ fn a_lowering_lost_after_its_task_ran_is_repaired() {
 #[test]
 fn a_task_run_a_round_later_covers_its_store() {
     loom::model(|| {
-        let a: &[TaskRound] = &[
-            TaskRound { work: &[Lower(10)], ahead: &[] },
-            TaskRound { work: &[Run], ahead: &[] },
-            TASK_IDLE,
-        ];
-        let b: &[TaskRound] = &[TaskRound { work: &[], ahead: &[Lower(20), Run] }, TASK_IDLE, TASK_IDLE];
+        let a: &[Round<Step>] =
+            &[Round { work: &[Lower(10)], ahead: &[] }, Round { work: &[Run], ahead: &[] }, TASK_IDLE];
+        let b: &[Round<Step>] = &[Round { work: &[], ahead: &[Lower(20), Run] }, TASK_IDLE, TASK_IDLE];
         let (last, smallest) = run_tasks([a, b]);
         assert_eq!(last, smallest, "a lowering was lost");
     });
@@ -311,8 +274,8 @@ fn a_task_run_a_round_later_covers_its_store() {
 #[test]
 fn a_task_run_while_waiting_is_rechecked_late_enough() {
     loom::model(|| {
-        let a: &[TaskRound] = &[TaskRound { work: &[], ahead: &[Lower(10), Run] }, TASK_IDLE, TASK_IDLE];
-        let b: &[TaskRound] = &[TASK_IDLE, TaskRound { work: &[Lower(20), Run], ahead: &[] }, TASK_IDLE];
+        let a: &[Round<Step>] = &[Round { work: &[], ahead: &[Lower(10), Run] }, TASK_IDLE, TASK_IDLE];
+        let b: &[Round<Step>] = &[TASK_IDLE, Round { work: &[Lower(20), Run], ahead: &[] }, TASK_IDLE];
         let (last, smallest) = run_tasks([a, b]);
         assert_eq!(last, smallest, "a lowering made while waiting was lost");
     });

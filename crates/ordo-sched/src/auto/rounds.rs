@@ -25,6 +25,26 @@
 //! running at least half as many tasks as are queued since the last change:
 //! redistribution then costs at most two moves per task run.
 //!
+//! # A floor under a split span
+//! When a round's span is split into keys, each thread walks it in
+//! priority order anyway, one width-1 key after the other, so a span of a
+//! few priorities orders the tasks no better than a wider one: narrowing
+//! it only adds rounds, each a barrier and a wait for the last task. So a
+//! span walked in keys is never narrowed below [`MIN_SPLIT_SPAN_SHIFT`]
+//! (4 priorities). The floor binds only where a single priority holds more
+//! tasks than a round wants, SSSP on the power-law graphs with weights up
+//! to 255 (Slashdot: up to 2,500 tasks per priority near the source against
+//! a target of 512 at two threads); on roads, the grid and Florida, and for
+//! PageRank, Boruvka and BFS (one key per round), it never did. SSSP at two
+//! threads against the same build without the floor (interleaved processes
+//! of 11 runs, medians of per-round ratios): Slashdot 0.974 (21 rounds),
+//! 0.965 and 0.967 (13 rounds each), and 0.985 for the final build (faster
+//! in 19 of 21); Kronecker scale 20 (source 1) 0.953 and 1.002 (9 and 11
+//! rounds of 5 runs), within this machine's noise. Slashdot's rounds at two
+//! threads fall from about 212 to 99, with the same tasks. A floor of 2 priorities measured
+//! 0.955 and of 16 0.929–0.979 on Slashdot, of 8 0.965–0.970 on Kronecker
+//! and Slashdot; 4 is the smallest that gained on both.
+//!
 //! # The first round
 //! A run starts at the narrowest width that puts every initial task into
 //! one bucket ([`RoundsConfig::covering`]); with a single initial task (the
@@ -207,6 +227,9 @@ pub fn covering_shift(lo: Prio, hi: Prio) -> u32 {
 
 /// Fewest rounds between two width decisions.
 pub const MIN_ROUNDS: u32 = 4;
+/// log2 of the narrowest span of a round split into keys (module docs, "A
+/// floor under a split span").
+pub const MIN_SPLIT_SPAN_SHIFT: u32 = 2;
 /// Largest change of `shift` in one decision.
 pub const MAX_STEP: u32 = 4;
 /// Widest bucket (`2^MAX_SHIFT`); beyond it every key is one bucket anyway.
@@ -234,6 +257,8 @@ pub struct RoundController {
     /// Tasks of the parts of the current key's round so far.
     part_tasks: u64,
     parts: u64,
+    /// The narrowest log2 span a decision may choose.
+    min_shift: u32,
 }
 
 impl RoundController {
@@ -253,6 +278,7 @@ impl RoundController {
             trace: vec![(0, u64::from(shift))],
             part_tasks: 0,
             parts: 0,
+            min_shift: 0,
         }
     }
 
@@ -260,11 +286,14 @@ impl RoundController {
     /// power of two): the span it steers is `keys` buckets wide, each
     /// bucket `keys` times narrower than the span, until the span is
     /// narrower than `keys` priorities; then buckets have width 1 and the
-    /// round as many keys as the span holds. The starting bucket width
-    /// stays what [`RoundController::new`] was given.
+    /// round as many keys as the span holds, but never fewer than
+    /// `2^`[`MIN_SPLIT_SPAN_SHIFT`] (or `keys`, if fewer): a decision does
+    /// not narrow the span below that. The starting bucket width stays what
+    /// [`RoundController::new`] was given.
     pub fn with_keys(mut self, keys: u64) -> Self {
         self.keys_log2 = keys.max(1).ilog2();
         self.shift = (self.shift + self.keys_log2).min(MAX_SHIFT);
+        self.min_shift = MIN_SPLIT_SPAN_SHIFT.min(self.keys_log2);
         self.trace = vec![(0, u64::from(self.bucket_shift()))];
         self
     }
@@ -347,7 +376,8 @@ impl RoundController {
         let new = if ratio >= 2.0 {
             (self.shift + (ratio.log2().floor() as u32).min(MAX_STEP)).min(MAX_SHIFT)
         } else if ratio <= 0.5 {
-            self.shift.saturating_sub(((1.0 / ratio).log2().floor() as u32).min(MAX_STEP))
+            let narrower = self.shift.saturating_sub(((1.0 / ratio).log2().floor() as u32).min(MAX_STEP));
+            narrower.max(self.min_shift).min(self.shift)
         } else {
             self.shift
         };
@@ -384,6 +414,41 @@ mod tests {
         }
         assert_eq!(c.changes(), 2);
         assert_eq!(c.trace(), &[(0, 0), (4, 4), (4 + 4 * 4096, 0)]);
+    }
+
+    #[test]
+    fn a_span_split_into_keys_narrows_no_further_than_the_floor() {
+        // 16 keys from width 1: a span of 16 priorities, each key one.
+        let mut c = RoundController::new(0, 512).with_keys(16);
+        assert_eq!((c.shift(), c.keys()), (4, 16));
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(512 * 64, 0);
+        }
+        assert_eq!(c.shift(), MIN_SPLIT_SPAN_SHIFT, "64x too many: narrowed to the floor, not by 6");
+        assert_eq!((c.bucket_shift(), c.keys()), (0, 1 << MIN_SPLIT_SPAN_SHIFT));
+        for _ in 0..2 * MIN_ROUNDS {
+            c.on_round(512 * 64, 0);
+        }
+        assert_eq!(c.shift(), MIN_SPLIT_SPAN_SHIFT, "stays at the floor");
+        assert_eq!(c.changes(), 1);
+        // Sparse rounds widen from the floor as from anywhere, once the
+        // smoothed count has come down.
+        for _ in 0..40 {
+            c.on_round(64, 0);
+        }
+        assert!(c.shift() > MIN_SPLIT_SPAN_SHIFT, "widened from the floor: {}", c.shift());
+        // One key per round (levels) has no floor: the span is the bucket.
+        let mut one = RoundController::new(3, 512).with_keys(1);
+        for _ in 0..MIN_ROUNDS {
+            one.on_round(512 * 64, 0);
+        }
+        assert_eq!(one.shift(), 0);
+        // Nor has a single thread's controller (no keys).
+        let mut alone = RoundController::new(3, 64);
+        for _ in 0..MIN_ROUNDS {
+            alone.on_round(64 * 64, 0);
+        }
+        assert_eq!(alone.shift(), 0);
     }
 
     #[test]
@@ -440,13 +505,14 @@ mod tests {
             c.on_round(4096, 0);
         }
         assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (10, 6, 16));
-        // Narrower than 16 priorities: buckets of width 1, fewer keys.
+        // Narrower than 16 priorities: buckets of width 1, fewer keys, but
+        // no fewer than the floor's 4.
         for _ in 0..3 {
             for _ in 0..MIN_ROUNDS {
                 c.on_round(1 << 20, 0);
             }
         }
-        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (0, 0, 1));
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (MIN_SPLIT_SPAN_SHIFT, 0, 4));
         let mut c = RoundController::new(0, 256).with_keys(16);
         assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (4, 0, 16));
         for _ in 0..MIN_ROUNDS {

@@ -33,17 +33,18 @@
 //! span walked in keys is never narrowed below [`MIN_SPLIT_SPAN_SHIFT`]
 //! (4 priorities). The floor binds only where a single priority holds more
 //! tasks than a round wants, SSSP on the power-law graphs with weights up
-//! to 255 (Slashdot: up to 2,500 tasks per priority near the source against
-//! a target of 512 at two threads); on roads, the grid and Florida, and for
-//! PageRank, Boruvka and BFS (one key per round), it never did. SSSP at two
-//! threads against the same build without the floor (interleaved processes
-//! of 11 runs, medians of per-round ratios): Slashdot 0.974 (21 rounds),
-//! 0.965 and 0.967 (13 rounds each), and 0.985 for the final build (faster
-//! in 19 of 21); Kronecker scale 20 (source 1) 0.953 and 1.002 (9 and 11
-//! rounds of 5 runs), within this machine's noise. Slashdot's rounds at two
-//! threads fall from about 212 to 99, with the same tasks. A floor of 2 priorities measured
-//! 0.955 and of 16 0.929–0.979 on Slashdot, of 8 0.965–0.970 on Kronecker
-//! and Slashdot; 4 is the smallest that gained on both.
+//! to 255 (Slashdot: up to about 1,400 tasks per priority near the source,
+//! 450 later, against a target of 512 at two threads); on roads, the grid
+//! and Florida, and for PageRank, Boruvka and BFS (one key per round), it
+//! never did. SSSP at two threads against the same build without the floor
+//! (interleaved processes of 11 runs, medians of per-round ratios):
+//! Slashdot 0.974 (21 rounds), 0.965 and 0.967 (13 rounds each), and 0.985
+//! for the final build (faster in 19 of 21); Kronecker scale 20 (source 1)
+//! 0.953 and 1.002 (9 and 11 rounds of 5 runs), within this machine's
+//! noise. Slashdot's rounds at two threads fall from about 212 to 99, with
+//! the same tasks. Floors of 2 and 16 priorities measured 0.955 and
+//! 0.929–0.979 on Slashdot, 8 measured 0.965–0.970 on Kronecker and
+//! Slashdot; 4 is the narrowest that gained on both.
 //!
 //! # The first round
 //! A run starts at the narrowest width that puts every initial task into

@@ -258,8 +258,6 @@ pub struct RoundController {
     /// Tasks of the parts of the current key's round so far.
     part_tasks: u64,
     parts: u64,
-    /// The narrowest log2 span a decision may choose.
-    min_shift: u32,
 }
 
 impl RoundController {
@@ -279,7 +277,6 @@ impl RoundController {
             trace: vec![(0, u64::from(shift))],
             part_tasks: 0,
             parts: 0,
-            min_shift: 0,
         }
     }
 
@@ -294,9 +291,14 @@ impl RoundController {
     pub fn with_keys(mut self, keys: u64) -> Self {
         self.keys_log2 = keys.max(1).ilog2();
         self.shift = (self.shift + self.keys_log2).min(MAX_SHIFT);
-        self.min_shift = MIN_SPLIT_SPAN_SHIFT.min(self.keys_log2);
         self.trace = vec![(0, u64::from(self.bucket_shift()))];
         self
+    }
+
+    /// The narrowest log2 span a decision may choose: the floor when the
+    /// span is split into keys, none with one key per round.
+    fn min_shift(&self) -> u32 {
+        MIN_SPLIT_SPAN_SHIFT.min(self.keys_log2)
     }
 
     /// log2 of the bucket width of the next round.
@@ -378,7 +380,7 @@ impl RoundController {
             (self.shift + (ratio.log2().floor() as u32).min(MAX_STEP)).min(MAX_SHIFT)
         } else if ratio <= 0.5 {
             let narrower = self.shift.saturating_sub(((1.0 / ratio).log2().floor() as u32).min(MAX_STEP));
-            narrower.max(self.min_shift).min(self.shift)
+            narrower.max(self.min_shift())
         } else {
             self.shift
         };

@@ -79,10 +79,11 @@
 //! toward its target of tasks per round, as it steered the width before;
 //! the buckets are [`RoundController::keys`] (16) times narrower, so each
 //! thread walks the span in 16 steps of priority, most urgent first, with
-//! fusion inside each. A span narrower than 16 priorities has buckets of
-//! width 1 and fewer keys (BFS on a road graph keeps one level per round),
-//! but no fewer than 4 (`ordo_sched::auto::rounds`, "A floor under a split
-//! span").
+//! fusion inside each. No key is narrower than 4 priorities: a span
+//! narrower than 16 such keys has fewer of them, and a span of 4 is one
+//! bucket, below which it never narrows (`ordo_sched::auto::rounds`, "A
+//! floor under a split span"); BFS's rounds have one key, of width 1 on a
+//! road graph.
 //! At two threads, with the default target, one key against 16 (the same
 //! build, `auto:keys=1` against `auto:keys=16`): SSSP tasks on the road
 //! graph of 4·10^6 vertices 3.04 → 2.76 million in 5,711 → 5,140 rounds,

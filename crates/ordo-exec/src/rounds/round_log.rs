@@ -1,5 +1,6 @@
 //! The rounds' progress over time: after each round, when it ended, how
-//! many tasks it ran and the priority the next round starts from. Reported
+//! many tasks it ran and the priority the next round starts from (the
+//! lower edge of its first bucket). Reported
 //! as two traces of [`RunStats`](crate::RunStats), `round_tasks` and
 //! `round_level`, whose x is the microseconds since the run began, so a plot
 //! shows where a run spends its time: on Slashdot at two threads the first

@@ -27,9 +27,9 @@
 //!
 //! # A floor under a split span
 //! When a round's span is split into keys, each thread walks it in
-//! priority order anyway, one width-1 key after the other, so a span of a
-//! few priorities orders the tasks no better than a wider one: narrowing
-//! it only adds rounds, each a barrier and a wait for the last task. So a
+//! priority order anyway, one key after the other, so a span of a few
+//! priorities orders the tasks no better than a wider one: narrowing it
+//! only adds rounds, each a barrier and a wait for the last task. So a
 //! span walked in keys is never narrowed below [`MIN_SPLIT_SPAN_SHIFT`]
 //! (4 priorities). The floor binds only where a single priority holds more
 //! tasks than a round wants, SSSP on the power-law graphs with weights up
@@ -45,6 +45,29 @@
 //! the same tasks. Floors of 2 and 16 priorities measured 0.955 and
 //! 0.929–0.979 on Slashdot, 8 measured 0.965–0.970 on Kronecker and
 //! Slashdot; 4 is the narrowest that gained on both.
+//!
+//! The same floor holds for the keys themselves: a key is never narrower
+//! than 4 priorities. A span of 4 is then one bucket, run in push order,
+//! rather than four buckets of one priority each, a span of 16 (where a
+//! single source starts) four keys of 4, and only spans of 64 priorities
+//! or more have 16 keys. On Slashdot at two threads a fixed bucket of 4
+//! with one key per round (`auto:shift=2,keys=1`) ran the hubs' phase
+//! 10–19 % faster than four keys of 1 with the same tasks; with the floor
+//! under the keys the tasks a thread shares with a waiting one fall from
+//! 12,400–16,600 to 9,100–10,300 (medians of 9–11 processes). Against the build before (SSSP at two threads, interleaved processes of
+//! 11 runs on Slashdot, 5 elsewhere, medians of per-round ratios): Slashdot
+//! 0.962 (faster in 16 of 21 rounds), 0.955 and 0.945 in two runs of a
+//! scratch build switching it by an environment variable; Kronecker scale
+//! 20 1.006 (21 rounds; 111 rounds instead of 272, 2 % more tasks), grid
+//! 1000×1000 1.009, FLA 0.939, Luxembourg 0.963, road graph of 4·10^6
+//! vertices 0.948 (13 rounds each; on these four the floor binds only in
+//! the first rounds, whose spans are narrower than 64); A* on Luxembourg 0.925 and on the road graph 0.937, PR-D on
+//! Slashdot 0.968 (9 rounds). A single thread (no keys) and BFS (one key
+//! per round, no floor) are unchanged. Starting a single source's runs at
+//! one key of 4 instead of four measured 0.985 against this on Slashdot
+//! and 1.002 on Luxembourg, and changed the widths the simulator's runs of
+//! 16 and 64 threads settle at (a grid 300×300 at 16 threads 27 % more
+//! tasks); it was left out.
 //!
 //! # The first round
 //! A run starts at the narrowest width that puts every initial task into
@@ -282,12 +305,14 @@ impl RoundController {
 
     /// This controller with rounds of up to `keys` keys (rounded down to a
     /// power of two): the span it steers is `keys` buckets wide, each
-    /// bucket `keys` times narrower than the span, until the span is
-    /// narrower than `keys` priorities; then buckets have width 1 and the
-    /// round as many keys as the span holds, but never fewer than
-    /// `2^`[`MIN_SPLIT_SPAN_SHIFT`] (or `keys`, if fewer): a decision does
-    /// not narrow the span below that. The starting bucket width stays what
-    /// [`RoundController::new`] was given.
+    /// bucket `keys` times narrower than the span, until a bucket would be
+    /// narrower than the floor, `2^`[`MIN_SPLIT_SPAN_SHIFT`] priorities (or
+    /// `keys`, if fewer); then buckets keep the floor's width and the round
+    /// has fewer keys, one at a span as narrow as the floor, below which a
+    /// decision does not narrow the span (module docs, "A floor under a
+    /// split span"). The starting span is `keys` times the width
+    /// [`RoundController::new`] was given, and its buckets that width or
+    /// the floor's, whichever is wider.
     pub fn with_keys(mut self, keys: u64) -> Self {
         self.keys_log2 = keys.max(1).ilog2();
         self.shift = (self.shift + self.keys_log2).min(MAX_SHIFT);
@@ -295,15 +320,20 @@ impl RoundController {
         self
     }
 
-    /// The narrowest log2 span a decision may choose: the floor when the
-    /// span is split into keys, none with one key per round.
+    /// The narrowest log2 span a decision may choose, and the narrowest
+    /// log2 bucket width of a span split into keys: the floor, none with
+    /// one key per round.
     fn min_shift(&self) -> u32 {
         MIN_SPLIT_SPAN_SHIFT.min(self.keys_log2)
     }
 
-    /// log2 of the bucket width of the next round.
+    /// log2 of the bucket width of the next round: the span split into the
+    /// most keys [`RoundController::with_keys`] allows, but no narrower than
+    /// the floor.
     pub fn bucket_shift(&self) -> u32 {
-        self.shift.saturating_sub(self.keys_log2)
+        // The span is never narrower than the floor (`with_keys`,
+        // `on_round`), so neither is the bucket wider than the span.
+        self.shift.saturating_sub(self.keys_log2).max(self.min_shift())
     }
 
     /// The number of keys (buckets) the next round covers.
@@ -420,26 +450,53 @@ mod tests {
     }
 
     #[test]
-    fn a_span_split_into_keys_narrows_no_further_than_the_floor() {
-        // 16 keys from width 1: a span of 16 priorities, each key one.
+    fn a_split_span_and_its_keys_are_no_narrower_than_the_floor() {
+        // 16 keys from width 1 (a single source): a span of 16 priorities
+        // in 4 keys of the floor's width.
         let mut c = RoundController::new(0, 512).with_keys(16);
-        assert_eq!((c.shift(), c.keys()), (4, 16));
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (4, MIN_SPLIT_SPAN_SHIFT, 4));
+        // Sparse rounds widen the span in keys of the floor's width, then
+        // in wider keys once there are 16.
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(128, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (6, MIN_SPLIT_SPAN_SHIFT, 16));
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(1, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (10, 6, 16));
+        // 64x too many: narrowed by the largest step, then to the floor.
         for _ in 0..MIN_ROUNDS {
             c.on_round(512 * 64, 0);
         }
-        assert_eq!(c.shift(), MIN_SPLIT_SPAN_SHIFT, "64x too many: narrowed to the floor, not by 6");
-        assert_eq!((c.bucket_shift(), c.keys()), (0, 1 << MIN_SPLIT_SPAN_SHIFT));
+        assert_eq!(
+            (c.shift(), c.bucket_shift(), c.keys()),
+            (6, MIN_SPLIT_SPAN_SHIFT, 16),
+            "a step of 4 at most"
+        );
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(512 * 64, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (MIN_SPLIT_SPAN_SHIFT, MIN_SPLIT_SPAN_SHIFT, 1));
         for _ in 0..2 * MIN_ROUNDS {
             c.on_round(512 * 64, 0);
         }
         assert_eq!(c.shift(), MIN_SPLIT_SPAN_SHIFT, "stays at the floor");
-        assert_eq!(c.changes(), 1);
+        assert_eq!(c.changes(), 4);
         // Sparse rounds widen from the floor as from anywhere, once the
         // smoothed count has come down.
         for _ in 0..40 {
             c.on_round(64, 0);
         }
         assert!(c.shift() > MIN_SPLIT_SPAN_SHIFT, "widened from the floor: {}", c.shift());
+        // Fewer keys than the floor's width: the floor is the keys.
+        let two = RoundController::new(0, 512).with_keys(2);
+        assert_eq!((two.shift(), two.bucket_shift(), two.keys()), (1, 1, 1));
+        let mut two = RoundController::new(3, 512).with_keys(2);
+        for _ in 0..2 * MIN_ROUNDS {
+            two.on_round(512 * 64, 0);
+        }
+        assert_eq!((two.shift(), two.bucket_shift(), two.keys()), (1, 1, 1));
         // One key per round (levels) has no floor: the span is the bucket.
         let mut one = RoundController::new(3, 512).with_keys(1);
         for _ in 0..MIN_ROUNDS {
@@ -508,20 +565,25 @@ mod tests {
             c.on_round(4096, 0);
         }
         assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (10, 6, 16));
-        // Narrower than 16 priorities: buckets of width 1, fewer keys, but
-        // no fewer than the floor's 4.
-        for _ in 0..3 {
+        // Narrower than 16 keys of the floor's width: buckets of the floor's
+        // width and fewer keys, down to one.
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(1 << 20, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (6, MIN_SPLIT_SPAN_SHIFT, 16));
+        for _ in 0..MIN_ROUNDS {
+            c.on_round(600, 0);
+        }
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (5, MIN_SPLIT_SPAN_SHIFT, 8));
+        for _ in 0..2 {
             for _ in 0..MIN_ROUNDS {
                 c.on_round(1 << 20, 0);
             }
         }
-        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (MIN_SPLIT_SPAN_SHIFT, 0, 4));
-        let mut c = RoundController::new(0, 256).with_keys(16);
-        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (4, 0, 16));
-        for _ in 0..MIN_ROUNDS {
-            c.on_round(1024, 0);
-        }
-        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (2, 0, 4));
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (MIN_SPLIT_SPAN_SHIFT, MIN_SPLIT_SPAN_SHIFT, 1));
+        // A start at the floor's width or wider keeps its buckets.
+        let c = RoundController::new(MIN_SPLIT_SPAN_SHIFT, 256).with_keys(16);
+        assert_eq!((c.shift(), c.bucket_shift(), c.keys()), (6, MIN_SPLIT_SPAN_SHIFT, 16));
         // A count that is not a power of two rounds down; 1 is one key.
         let c = RoundController::new(3, 256).with_keys(20);
         assert_eq!((c.bucket_shift(), c.keys()), (3, 16));

@@ -49,25 +49,26 @@
 //! The same floor holds for the keys themselves: a key is never narrower
 //! than 4 priorities. A span of 4 is then one bucket, run in push order,
 //! rather than four buckets of one priority each, a span of 16 (where a
-//! single source starts) four keys of 4, and only spans of 64 priorities
-//! or more have 16 keys. On Slashdot at two threads a fixed bucket of 4
-//! with one key per round (`auto:shift=2,keys=1`) ran the hubs' phase
-//! 10–19 % faster than four keys of 1 with the same tasks; with the floor
-//! under the keys the tasks a thread shares with a waiting one fall from
-//! 12,400–16,600 to 9,100–10,300 (medians of 9–11 processes). Against the build before (SSSP at two threads, interleaved processes of
-//! 11 runs on Slashdot, 5 elsewhere, medians of per-round ratios): Slashdot
-//! 0.962 (faster in 16 of 21 rounds), 0.955 and 0.945 in two runs of a
-//! scratch build switching it by an environment variable; Kronecker scale
-//! 20 1.006 (21 rounds; 111 rounds instead of 272, 2 % more tasks), grid
-//! 1000×1000 1.009, FLA 0.939, Luxembourg 0.963, road graph of 4·10^6
-//! vertices 0.948 (13 rounds each; on these four the floor binds only in
-//! the first rounds, whose spans are narrower than 64); A* on Luxembourg 0.925 and on the road graph 0.937, PR-D on
-//! Slashdot 0.968 (9 rounds). A single thread (no keys) and BFS (one key
-//! per round, no floor) are unchanged. Starting a single source's runs at
-//! one key of 4 instead of four measured 0.985 against this on Slashdot
-//! and 1.002 on Luxembourg, and changed the widths the simulator's runs of
-//! 16 and 64 threads settle at (a grid 300×300 at 16 threads 27 % more
-//! tasks); it was left out.
+//! single source starts) four keys of 4, and only spans of 64 priorities or
+//! more have 16 keys. On Slashdot at two threads a fixed bucket of 4 with
+//! one key per round (`auto:shift=2,keys=1`) ran the hubs' phase 10–19 %
+//! faster than four keys of 1 with the same tasks; with the floor under the
+//! keys the tasks a thread shares with a waiting one fall from
+//! 12,400–16,600 to 9,100–10,300 (medians of 9–11 processes). Against the
+//! build before (SSSP at two threads, interleaved processes of 11 runs on
+//! Slashdot, 5 elsewhere, medians of per-round ratios): Slashdot 0.962
+//! (faster in 16 of 21 rounds), 0.955 and 0.945 in two runs of a scratch
+//! build switching it by an environment variable; Kronecker scale 20 1.006
+//! (21 rounds; 111 rounds instead of 272, 2 % more tasks), grid 1000×1000
+//! 1.009, FLA 0.939, Luxembourg 0.963, road graph of 4·10^6 vertices 0.948
+//! (13 rounds each; on these four the floor binds only in the first rounds,
+//! whose spans are narrower than 64); A* on Luxembourg 0.925 and on the
+//! road graph 0.937, PR-D on Slashdot 0.968 (9 rounds). A single thread (no
+//! keys) and BFS (one key per round, no floor) are unchanged. Starting a
+//! single source's runs at one key of 4 instead of four measured 0.985
+//! against this on Slashdot and 1.002 on Luxembourg, and changed the widths
+//! the simulator's runs of 16 and 64 threads settle at (a grid 300×300 at
+//! 16 threads 27 % more tasks); it was left out.
 //!
 //! # The first round
 //! A run starts at the narrowest width that puts every initial task into

@@ -33,3 +33,17 @@ macro_rules! with_weights {
     };
 }
 pub(crate) use with_weights;
+
+/// The in-edges of `graph` as a graph whose out-edges of `v` are the edges
+/// into `v`: `graph` itself when it is symmetric (every edge has its
+/// reverse, so nothing is copied), else its transpose. Kernels that pull
+/// over in-edges (bottom-up BFS, PageRank by pull) or need both directions
+/// of a directed graph (weak components) read them through this.
+#[allow(dead_code)] // the in-edge kernels (bottom-up BFS, pull PageRank) are its callers
+pub(crate) fn in_edges(graph: &std::sync::Arc<Graph>) -> std::sync::Arc<Graph> {
+    if ordo_graph::stats::is_symmetric(graph) {
+        std::sync::Arc::clone(graph)
+    } else {
+        std::sync::Arc::new(ordo_graph::transform::transpose(graph))
+    }
+}

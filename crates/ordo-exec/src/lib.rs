@@ -12,6 +12,7 @@
 //! for_each_on(pool, &sched, ..) the same on a scheduler built by hand
 //! for_each_operator(..)        for_each with any Operator, e.g. with_prefetch(op, ..)
 //! pool.collect_indexed(n, f)   a run's per-vertex array, each worker writing a block
+//! pool.for_chunks(n, grain, f) a data-parallel loop, chunks claimed dynamically (`parallel`)
 //! ```
 //!
 //! The `auto` scheduler's runs are bulk-synchronous rounds instead of the
@@ -29,6 +30,7 @@ mod executor;
 mod first_touch;
 mod monitor;
 mod operator;
+mod parallel;
 mod pool;
 mod rounds;
 mod sleep;

@@ -27,6 +27,7 @@
 //! outputs are type-erased and only ever read back by the application that
 //! made them.
 
+pub mod kernel;
 pub mod params;
 pub mod report;
 pub mod stats;
@@ -43,6 +44,7 @@ use ordo_graph::Graph;
 use ordo_sched::SchedulerSpec;
 use serde_json::Value;
 
+pub use kernel::{Kernel, KernelChoice, KernelSet};
 pub use params::{ParamDef, Params};
 
 use crate::work_split::WorkSplit;

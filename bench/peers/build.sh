@@ -2,13 +2,18 @@
 # Builds the SSSP codes ordo is compared with, from their public repositories,
 # into a directory outside this repository (never committed):
 #
-#   GAPBS         sbeamer/gapbs            b5e3e19   sssp, converter
+#   GAPBS         sbeamer/gapbs            b5e3e19   sssp bfs cc pr tc bc, converter
 #   Wasp          DIPSA-QUB/wasp           7dc65fb   sssp-int32, converter-int32 (needs libtbb-dev, libnuma-dev)
 #   ρ-stepping    ucrparlay/Parallel-SSSP  a160e5e   sssp (parlaylib submodule 9e60787)
 #
 # Each gets one small local patch from bench/peers/patches/ that prints a checksum of
-# the distances (reached / sum / max) after its own timer; Parallel-SSSP's patch also
-# runs one fixed source (ORDO_SOURCE) for ORDO_ROUNDS rounds instead of 10 random ones.
+# its result after its own timer (`ordo-checksum key=value ...`): for SSSP the distances
+# (reached / sum / max); GAPBS's other kernels with `-a`: bfs the levels of its parent tree
+# (reached / sum / max), cc the partition (components / largest / label_sum, the sum over
+# vertices of the smallest id in their component), pr and bc the scores (sum / top vertex /
+# its score; with ORDO_DUMP=FILE every score to FILE); tc prints its count unpatched.
+# Parallel-SSSP's patch also runs one fixed source (ORDO_SOURCE) for ORDO_ROUNDS rounds
+# instead of 10 random ones. GBBS is built by bench/peers/gbbs/build.sh.
 #
 # Usage: bench/peers/build.sh            (idempotent: re-running only rebuilds)
 # Environment:
@@ -44,14 +49,15 @@ clone_at() {
   if git -C "$dir" apply --reverse --check "$patch" 2>/dev/null; then
     : # already applied
   else
+    git -C "$dir" checkout -q -- .   # an older version of the patch, or none
     git -C "$dir" apply "$patch"
   fi
 }
 
-# GAPBS: Makefile build of the two tools we need.
+# GAPBS: Makefile build of the kernels and the converter.
 clone_at "$peers/src/gapbs" "$GAPBS_URL" b5e3e19 "$here/patches/gapbs.patch"
-make -C "$peers/src/gapbs" -j"$jobs" sssp converter >/dev/null
-echo "gapbs:   $peers/src/gapbs/sssp, converter"
+make -C "$peers/src/gapbs" -j"$jobs" sssp bfs cc pr tc bc converter >/dev/null
+echo "gapbs:   $peers/src/gapbs/{sssp,bfs,cc,pr,tc,bc}, converter"
 
 # Wasp: CMake Release build of the int32-weight targets.
 clone_at "$peers/src/wasp" "$WASP_URL" 7dc65fb "$here/patches/wasp.patch"

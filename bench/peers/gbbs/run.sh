@@ -13,7 +13,7 @@
 # graph ordo's spanning forest runs on), converted by GBBS's snap_converter,
 # and cached in $WORK (default ../peers/gbbs-inputs). Environment: PEERS
 # (where build.sh put gbbs; default ../peers), THREADS (default "1 2"),
-# ROUNDS (default 5), ALGOS (default: every binary build.sh made).
+# ROUNDS (default 5), ALGOS (default: the spanning-forest binaries build.sh made).
 set -euo pipefail
 
 ORDO=${1:?usage: run.sh ORDO_BIN [INPUT...]}
@@ -24,7 +24,8 @@ WORK=${WORK:-$PEERS/gbbs-inputs}
 THREADS=${THREADS:-"1 2"}
 ROUNDS=${ROUNDS:-5}
 BUILD=$PEERS/gbbs/build
-ALGOS=${ALGOS:-$(cd "$BUILD" && ls | grep -v -e '^lib$' -e '^snap_converter$')}
+# The spanning-forest binaries of build.sh (the others are kernels.py's).
+ALGOS=${ALGOS:-$(cd "$BUILD" && ls unite_rem_cas_kout unite_rem_cas_nosample unite_kout 2>/dev/null)}
 INPUTS=("$@")
 if [ ${#INPUTS[@]} -eq 0 ]; then
   INPUTS=(torus:w=2000,h=2000 random:n=4000000,m=16000000 kgraph:n=4000000,k=4 "$ROOT/../shared/data/road/FLA.edges.gz")

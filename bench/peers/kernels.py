@@ -139,7 +139,7 @@ def template_values(meta, kernel, inp):
         for key, v in table.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 values[key] = v
-                values[f"{key}_over_n"] = repr(v / meta["n"])
+                values[f"{key}_over_n"] = f"{v / meta['n']:.6g}"
     return values
 
 
@@ -360,14 +360,22 @@ def prepare(tools, inputs):
 # Running one process
 
 
+GNU_TIME = Path("/usr/bin/time")
+
+
 def run_process(cmd, env=None, timeout=None):
     """Runs cmd to completion: (returncode or None on timeout, stdout, stderr, peak RSS
-    in bytes). The peak RSS is the kernel's ru_maxrss of the process (os.wait4), which
-    counts its resident pages at their highest: anonymous memory and the file pages it
-    touched (ordo's mapped graph)."""
+    in bytes). The peak RSS is the kernel's ru_maxrss of the process: its resident pages
+    at their highest, anonymous memory and the file pages it touched (ordo's mapped
+    graph). A child forked from this script starts with the script's own resident set
+    (ru_maxrss keeps the larger of the two), so where GNU time is installed it starts the
+    command and reports the command's ru_maxrss (its own set is a megabyte); else it is
+    os.wait4's, at least this script's size."""
     full_env = dict(os.environ, **(env or {}))
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        p = subprocess.Popen(cmd, env=full_env, stdout=out, stderr=err, start_new_session=True)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("w+", prefix="ordo-rss-") as rss_file:
+        wrapped = [str(GNU_TIME), "-f", "%M", "-o", rss_file.name, *cmd] if GNU_TIME.exists() else cmd
+        p = subprocess.Popen(wrapped, env=full_env, stdout=out, stderr=err, start_new_session=True)
         timed_out = threading.Event()
 
         def kill():
@@ -386,10 +394,14 @@ def run_process(cmd, env=None, timeout=None):
             if timer:
                 timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
+        rss = usage.ru_maxrss * 1024
+        if wrapped is not cmd:
+            lines = Path(rss_file.name).read_text().split()
+            rss = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else None
         out.seek(0)
         err.seek(0)
         rc = None if timed_out.is_set() else p.returncode
-        return rc, out.read(), err.read(), usage.ru_maxrss * 1024
+        return rc, out.read(), err.read(), rss
 
 
 CHECKSUM = re.compile(r"^ordo-checksum (.*)$", re.M)
@@ -812,7 +824,7 @@ def duel(tools, settings, inputs, kernels, systems, out, pairs, thread_counts):
                                     rec["median_s"] = statistics.median(rec["times_s"])
                                 log.write(json.dumps(rec) + "\n")
                                 log.flush()
-                                status = (f"{rec['median_s'] * 1e3:10.2f} ms {rec['peak_rss_bytes'] / 2**20:8.1f} MiB"
+                                status = (f"{rec['median_s'] * 1e3:10.2f} ms {(rec['peak_rss_bytes'] or 0) / 2**20:8.1f} MiB"
                                           if "median_s" in rec else "ERROR " + rec["error"][:100])
                                 print(f"  {kernel['name']:<5} {inp['name']:<10} T={threads} {system:<5} "
                                       f"(vs {peer}, pair {k + 1}/{pairs}) {status}", flush=True)
@@ -842,8 +854,8 @@ def cell_summary(pairs):
     o_t = [o["median_s"] for o, _ in pairs]
     p_t = [p["median_s"] for _, p in pairs]
     ratios = [o["median_s"] / p["median_s"] for o, p in pairs]
-    o_rss = statistics.median(o["peak_rss_bytes"] for o, _ in pairs)
-    p_rss = statistics.median(p["peak_rss_bytes"] for _, p in pairs)
+    o_rss = statistics.median([o["peak_rss_bytes"] for o, _ in pairs if o.get("peak_rss_bytes")] or [math.nan])
+    p_rss = statistics.median([p["peak_rss_bytes"] for _, p in pairs if p.get("peak_rss_bytes")] or [math.nan])
     return {
         "pairs": len(pairs),
         "ordo_median_s": statistics.median(o_t), "ordo_min_s": min(o_t), "ordo_max_s": max(o_t),
@@ -851,7 +863,7 @@ def cell_summary(pairs):
         "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
         "ordo_wins": sum(1 for r in ratios if r < 1.0),
         "ordo_rss_bytes": o_rss, "peer_rss_bytes": p_rss,
-        "rss_ratio": o_rss / p_rss if p_rss else math.inf,
+        "rss_ratio": o_rss / p_rss,
     }
 
 

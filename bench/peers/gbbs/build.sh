@@ -10,7 +10,7 @@
 # (Debian: libabsl-dev). Takes a few minutes per binary (nice -n 19).
 # Environment: GBBS_URL, PARLAY_URL clone from elsewhere (e.g. a local
 # mirror); PROGRAMS restricts what is built (names below). Re-running
-# rebuilds only what is missing or older than the patch.
+# rebuilds only what is missing or what the patch or the flags changed.
 #
 # Result in DIR/gbbs/build/:
 #   snap_converter                 edge list -> GBBS adjacency graph
@@ -89,11 +89,15 @@ ABSL_LIBS="$progress $(pkg-config --libs absl_flat_hash_set absl_statusor absl_s
 for name in $PROGRAMS; do
   src=$(echo "$ALL" | grep "^$name:" | cut -d: -f2)
   if [ -z "$src" ]; then echo "unknown program $name" >&2; exit 2; fi
-  if [ -x "build/$name" ] && [ "build/$name" -nt "$PATCH" ]; then continue; fi
+  # Rebuilt when the patch's changes near its main (two directories up) or the flags
+  # change: a stamp of both sits beside the binary.
+  stamp=$( (git diff HEAD -- "$(dirname "$(dirname "$src")")"; echo "$CXXFLAGS") | sha1sum | cut -c1-40)
+  if [ -x "build/$name" ] && [ "$(cat "build/.$name.stamp" 2>/dev/null)" = "$stamp" ]; then continue; fi
   echo "building $name"
   libs=""
   [ "$name" = PageRank ] && libs=$ABSL_LIBS
   nice -n 19 g++ $CXXFLAGS "$src" $OBJS -o "build/$name.tmp" -pthread $libs
   mv "build/$name.tmp" "build/$name"
+  echo "$stamp" > "build/.$name.stamp"
 done
 echo "built in $DIR/gbbs/build: $(ls build | grep -v -e '^lib$' -e '\.tmp$' | tr '\n' ' ')"

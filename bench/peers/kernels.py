@@ -22,6 +22,8 @@ whatever kernel the app picks by default is what is compared.
 """
 
 import argparse
+import contextlib
+import fcntl
 import json
 import math
 import os
@@ -562,8 +564,9 @@ def run_kernel(tools, kernel, inp, meta, system, threads, runs, timeout, check=F
         cmd, env = command(tools, kernel, inp, meta, system, threads, runs, check, dump)
     except Missing as e:
         return {"error": f"{e} (build: bench/peers/build.sh, bench/peers/gbbs/build.sh; prepare)"}
+    started = time.time()
     rc, out, err, rss = run_process(cmd, env, timeout)
-    rec = {"cmd": shlex.join(cmd), "env": env, "peak_rss_bytes": rss}
+    rec = {"cmd": shlex.join(cmd), "env": env, "started": started, "peak_rss_bytes": rss}
     if rc is None:
         rec["error"] = f"timeout after {timeout:.0f} s"
         return rec
@@ -783,51 +786,71 @@ def compare(label, kind, results, meta, settings):
 # duel and table
 
 
-def duel(tools, settings, inputs, kernels, systems, out, pairs, thread_counts):
+@contextlib.contextmanager
+def held(lock_path):
+    """An exclusive flock on lock_path (none when lock_path is None) while the block runs."""
+    if lock_path is None:
+        yield
+        return
+    with open(lock_path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def duel(tools, settings, inputs, kernels, systems, out, pairs, thread_counts, lock=None):
     """For every kernel, input, thread count and peer, `pairs` pairs of processes: ordo's
     default and the peer, one right after the other in a random order (seeded), each
-    doing `runs` timed runs. Every process goes to OUT/duel.jsonl; a run whose exact
-    checksum differs from the one `check` stored is recorded as an error."""
+    doing `runs` timed runs; with `lock`, each pair holds an flock on that file (a
+    benchmark lock shared with others on the machine). Every process goes to
+    OUT/duel.jsonl; a run whose exact checksum differs from the one `check` stored is
+    recorded as an error."""
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(settings["seed"])
-    runs = settings["runs"]
     session = time.time()  # pairs are numbered per session
+    cells = []
+    for kernel in kernels:
+        for inp in inputs:
+            if tools.meta(inp) is None:
+                print(f"{inp['name']}: not prepared, skipped")
+                continue
+            for threads in thread_counts or settings["threads"]:
+                cells += [(kernel, inp, threads, peer) for peer in kernel["peers"] if peer in systems]
     with open(out / "duel.jsonl", "a") as log:
-        for kernel in kernels:
-            for inp in inputs:
-                meta = tools.meta(inp)
-                if meta is None:
-                    print(f"{inp['name']}: not prepared, skipped")
-                    continue
-                ref_path = reference_path(tools, inp, kernel)
-                ref = json.loads(ref_path.read_text())["checksum"] if ref_path.exists() else None
-                for threads in thread_counts or settings["threads"]:
-                    for peer in kernel["peers"]:
-                        if peer not in systems:
-                            continue
-                        for k in range(pairs):
-                            order = ["ordo", peer]
-                            rng.shuffle(order)
-                            for system in order:
-                                rec = run_kernel(tools, kernel, inp, meta, system, threads, runs,
-                                                 settings["timeout_s"])
-                                checksum = rec.get("checksum") or {}
-                                if ref is not None and "error" not in rec:
-                                    wrong = {key: v for key, v in checksum.items()
-                                             if key in ref and ref[key] != v}
-                                    if wrong:
-                                        rec["error"] = f"checksum {wrong} differs from check's {ref}"
-                                rec.update(kernel=kernel["name"], input=inp["name"], threads=threads,
-                                           system=system, peer=peer, pair=k, session=session,
-                                           timestamp=time.time())
-                                if "error" not in rec:
-                                    rec["median_s"] = statistics.median(rec["times_s"])
-                                log.write(json.dumps(rec) + "\n")
-                                log.flush()
-                                status = (f"{rec['median_s'] * 1e3:10.2f} ms {(rec['peak_rss_bytes'] or 0) / 2**20:8.1f} MiB"
-                                          if "median_s" in rec else "ERROR " + rec["error"][:100])
-                                print(f"  {kernel['name']:<5} {inp['name']:<10} T={threads} {system:<5} "
-                                      f"(vs {peer}, pair {k + 1}/{pairs}) {status}", flush=True)
+        for kernel, inp, threads, peer in cells:
+            meta = tools.meta(inp)
+            ref_path = reference_path(tools, inp, kernel)
+            ref = json.loads(ref_path.read_text())["checksum"] if ref_path.exists() else None
+            for k in range(pairs):
+                order = ["ordo", peer]
+                rng.shuffle(order)
+                with held(lock):
+                    recs = [run_kernel(tools, kernel, inp, meta, system, threads, settings["runs"],
+                                       settings["timeout_s"]) for system in order]
+                for system, rec in zip(order, recs):
+                    judge(rec, ref)
+                    rec.update(kernel=kernel["name"], input=inp["name"], threads=threads, system=system,
+                               peer=peer, pair=k, session=session)
+                    log.write(json.dumps(rec) + "\n")
+                    log.flush()
+                    status = (f"{rec['median_s'] * 1e3:10.2f} ms {(rec['peak_rss_bytes'] or 0) / 2**20:8.1f} MiB"
+                              if "median_s" in rec else "ERROR " + rec["error"][:100])
+                    print(f"  {kernel['name']:<5} {inp['name']:<10} T={threads} {system:<5} "
+                          f"(vs {peer}, pair {k + 1}/{pairs}) {status}", flush=True)
+
+
+def judge(rec, ref):
+    """Marks a duel process as an error when its exact checksum differs from check's
+    (the keys both have), else adds the median of its timed runs."""
+    if "error" in rec:
+        return
+    wrong = {key: v for key, v in (rec.get("checksum") or {}).items() if ref and key in ref and ref[key] != v}
+    if wrong:
+        rec["error"] = f"checksum {wrong} differs from check's {ref}"
+    else:
+        rec["median_s"] = statistics.median(rec["times_s"])
 
 
 def pair_up(recs):
@@ -924,6 +947,7 @@ def main():
     ap.add_argument("--systems", help="comma-separated peers to run (default: gapbs,gbbs)")
     ap.add_argument("--threads", help="duel: comma-separated thread counts (default: the plan's)")
     ap.add_argument("--pairs", type=int, help="duel: pairs of processes per cell (default: the plan's)")
+    ap.add_argument("--lock", help="duel: hold an flock on this file during each pair (e.g. a benchmark lock)")
     args = ap.parse_args()
     settings, inputs, kernels = load_plan(args.plan)
     if args.only:
@@ -956,7 +980,7 @@ def main():
             threads = [int(t) for t in args.threads.split(",")] if args.threads else None
         except ValueError:
             die(f"--threads {args.threads}: expected comma-separated thread counts")
-        duel(tools, settings, inputs, kernels, systems, out, pairs, threads)
+        duel(tools, settings, inputs, kernels, systems, out, pairs, threads, args.lock)
         table(out)
     else:
         table(out)

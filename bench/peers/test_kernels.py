@@ -283,3 +283,31 @@ def test_run_process_does_not_count_the_scripts_own_memory():
 def test_run_process_stops_at_the_timeout():
     rc, _, _, _ = kernels.run_process([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
     assert rc is None
+
+
+def test_judge_compares_the_keys_both_checksums_have():
+    ok = {"times_s": [0.3, 0.1, 0.2], "checksum": {"components": 3, "largest": 5}}
+    kernels.judge(ok, {"components": 3, "largest": 5, "label_sum": 7})
+    assert ok["median_s"] == 0.2 and "error" not in ok
+    wrong = {"times_s": [0.1], "checksum": {"components": 4}}
+    kernels.judge(wrong, {"components": 3})
+    assert "differs" in wrong["error"] and "median_s" not in wrong
+    unchecked = {"times_s": [0.1], "checksum": {"components": 4}}
+    kernels.judge(unchecked, None)
+    assert unchecked["median_s"] == 0.1
+    failed = {"error": "timeout"}
+    kernels.judge(failed, {"components": 3})
+    assert failed == {"error": "timeout"}
+
+
+def test_held_serializes_on_the_lock_file(tmp_path):
+    lock = tmp_path / "bench.lock"
+    with kernels.held(lock):
+        import fcntl
+        with open(lock) as f:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with open(lock) as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with kernels.held(None):
+        pass

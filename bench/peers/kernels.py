@@ -151,7 +151,10 @@ def template_values(meta, kernel, inp):
 
 class Tools:
     def __init__(self, args):
-        self.peers = Path(args.peers or os.environ.get("ORDO_PEERS_DIR") or REPO.parent / "peers")
+        self.peers = Path(args.peers or os.environ.get("ORDO_PEERS_DIR") or REPO.parent / "peers").resolve()
+        if self.peers == REPO or REPO in self.peers.parents:
+            die(f"the peer directory {self.peers} is inside the repository (peer builds and inputs stay out of "
+                "it): set ORDO_PEERS_DIR or --peers")
         self.ordo = Path(args.ordo or REPO / "target/release/ordo")
         self.inputs = self.peers / "inputs" / "kernels"
         self.gapbs = self.peers / "src/gapbs"

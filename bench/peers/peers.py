@@ -39,7 +39,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def die(msg):
-    print(f"peers.py: {msg}", file=sys.stderr)
+    """One error line, prefixed with the running script's name (kernels.py imports this)."""
+    print(f"{Path(sys.argv[0]).name or 'peers.py'}: {msg}", file=sys.stderr)
     sys.exit(1)
 
 

@@ -192,22 +192,13 @@ def nice(cmd):
 
 
 def max_vertex_and_first_source(edges_path):
-    """Scans ordo's edge list (`u v w` lines, `#` comments, CSR order): the largest
-    vertex id that has an edge and the smallest vertex with an out-edge."""
-    hi, first = -1, None
-    with open(edges_path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            parts = line.split()
-            u, v = int(parts[0]), int(parts[1])
-            if first is None or u < first:
-                first = u
-            if u > hi:
-                hi = u
-            if v > hi:
-                hi = v
-    return hi, first
+    """Scans ordo's edge list (`u v w` lines, `#` comments): the largest vertex id that
+    has an edge and the smallest vertex with an out-edge (awk: tens of millions of lines)."""
+    out = checked(["awk", "!/^#/ { if ($1 > hi) hi = $1; if ($2 > hi) hi = $2; "
+                   "if (first == \"\" || $1 < first) first = $1 } "
+                   "END { print (hi == \"\" ? -1 : hi), (first == \"\" ? \"-\" : first) }", str(edges_path)])
+    hi, first = out.split()
+    return int(hi), None if first == "-" else int(first)
 
 
 def write_pairs(edges_path, pairs_path, weighted):

@@ -311,3 +311,11 @@ def test_held_serializes_on_the_lock_file(tmp_path):
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     with kernels.held(None):
         pass
+
+
+def test_largest_vertex_and_first_source_of_an_edge_list(tmp_path):
+    edges = tmp_path / "g.edges"
+    edges.write_text("# written by ordo, 0-based ids\n# Nodes: 9 Edges: 3\n3\t5\t1\n1\t2\t4\n10\t0\t7\n")
+    assert kernels.max_vertex_and_first_source(edges) == (10, 1)
+    edges.write_text("# Nodes: 4 Edges: 0\n")
+    assert kernels.max_vertex_and_first_source(edges) == (-1, None)

@@ -884,6 +884,18 @@ def cell_summary(pairs):
     }
 
 
+def ordo_ran(pairs):
+    """What ordo's default ran in a cell's processes: its `kernel` metric where the app
+    reports one, else its scheduler or loop spec; several values joined by `/`."""
+    names = []
+    for o, _ in pairs:
+        report = o.get("report", {})
+        name = report.get("kernel") or report.get("scheduler") or "?"
+        if name not in names:
+            names.append(name)
+    return " / ".join(names)
+
+
 def ms(x):
     return f"{x * 1e3:.3g}" if x < 0.1 else f"{x * 1e3:.0f}"
 
@@ -898,16 +910,17 @@ def table(out):
         cells.setdefault((r["kernel"], r["input"], r["threads"], r["peer"]), []).append(r)
     lines = [
         "| kernel | input | threads | peer | ordo ms | peer ms | ordo / peer (pairs) | ordo faster "
-        "| ordo MiB | peer MiB | RSS ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| ordo MiB | peer MiB | RSS ratio | ordo ran |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     errors = [r for r in recs if "error" in r]
     order = sorted(cells, key=lambda c: (c[0], c[1], c[2], c[3]))
     for cell in order:
-        s = cell_summary(pair_up(cells[cell]))
+        pairs = pair_up(cells[cell])
+        s = cell_summary(pairs)
         kernel, inp, threads, peer = cell
         if s is None:
-            lines.append(f"| {kernel} | {inp} | {threads} | {peer} | - | - | no successful pair | | | | |")
+            lines.append(f"| {kernel} | {inp} | {threads} | {peer} | - | - | no successful pair | | | | | |")
             continue
         lines.append(
             f"| {kernel} | {inp} | {threads} | {peer} "
@@ -915,7 +928,8 @@ def table(out):
             f"| {ms(s['peer_median_s'])} ({ms(s['peer_min_s'])}-{ms(s['peer_max_s'])}) "
             f"| {s['ratio_median']:.2f} ({s['ratio_min']:.2f}-{s['ratio_max']:.2f}) "
             f"| {s['ordo_wins']} of {s['pairs']} "
-            f"| {s['ordo_rss_bytes'] / 2**20:.0f} | {s['peer_rss_bytes'] / 2**20:.0f} | {s['rss_ratio']:.2f} |")
+            f"| {s['ordo_rss_bytes'] / 2**20:.0f} | {s['peer_rss_bytes'] / 2**20:.0f} | {s['rss_ratio']:.2f} "
+            f"| `{ordo_ran(pairs)}` |")
     lines += ["", "Times: each system's own timer, the median of a process's timed runs; per cell the median "
               "(min-max) over processes. Ratios: ordo / peer of processes run one right after the other, "
               "their median (min-max). MiB: median peak RSS (ru_maxrss) of the processes."]

@@ -223,12 +223,15 @@ def test_pairs_need_both_processes_of_the_same_session():
 
 def test_table_writes_one_row_per_cell(tmp_path):
     recs = pair(0, 0.010, 0.020) + pair(1, 0.012, 0.020)
+    recs[0]["report"] = {"kernel": "direction", "scheduler": None}
+    recs[2]["report"] = {"scheduler": "auto"}
     recs += [{"kernel": "cc", "input": "g", "threads": 1, "peer": "gbbs", "pair": 0, "session": 1,
               "system": "gbbs", "error": "exit 1"}]
     (tmp_path / "duel.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     kernels.table(tmp_path)
     text = (tmp_path / "kernels.md").read_text()
-    assert "| bfs | g | 2 | gapbs | 11 (10-12) | 20 (20-20) | 0.55 (0.50-0.60) | 2 of 2 | 0 | 0 | 2.00 |" in text
+    assert ("| bfs | g | 2 | gapbs | 11 (10-12) | 20 (20-20) | 0.55 (0.50-0.60) | 2 of 2 | 0 | 0 | 2.00 "
+            "| `direction / auto` |") in text
     assert "| cc | g | 1 | gbbs | - | - | no successful pair |" in text
     assert "1 processes failed" in text
 

@@ -174,8 +174,14 @@ class Tools:
         return self.inputs / inp["name"]
 
     def meta(self, inp):
+        """What prepare found of an input (n, m, ...), None before prepare; the source is
+        the plan's where it names one (it may have changed since prepare)."""
         path = self.inputs / f"{inp['name']}.meta.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        if not path.exists():
+            return None
+        meta = json.loads(path.read_text())
+        meta["source"] = inp.get("source", meta["source"])
+        return meta
 
 
 def with_ext(path, ext):

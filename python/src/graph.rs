@@ -31,6 +31,25 @@ pub(crate) struct PyGraph {
     /// What the graph is, for reports: the file or generator spec and the
     /// options that changed it (as `ordo run` names its input).
     pub(crate) name: String,
+    /// For a graph made from a networkx graph, where it came from: an
+    /// `ordo.nx._convert.Origin` (the user's node objects in vertex order,
+    /// the graph's class, the weight attribute), kept so that results and
+    /// `to_networkx` speak of the user's nodes; `None` for other graphs.
+    /// Graphs derived from this one (symmetrized, deduplicated, reweighted)
+    /// have the same vertices and keep it.
+    pub(crate) origin: Option<Py<PyAny>>,
+}
+
+impl PyGraph {
+    /// A graph of its own, without networkx origin.
+    fn new(graph: Graph, name: String) -> PyGraph {
+        PyGraph { graph: Arc::new(graph), name, origin: None }
+    }
+
+    /// A graph derived from this one: the same vertices, so the same origin.
+    fn derived(&self, py: Python<'_>, graph: Graph, name: String) -> PyGraph {
+        PyGraph { graph: Arc::new(graph), name, origin: self.origin.as_ref().map(|o| o.clone_ref(py)) }
+    }
 }
 
 /// Parses a weight rule (`None` = keep the input's weights).
@@ -124,7 +143,7 @@ impl PyGraph {
         };
         let graph = py.detach(|| no_panic(|| ordo_graph::load(&path, &opts).map_err(file_error)))?;
         let name = opts.describe(&path.display().to_string());
-        Ok(PyGraph { graph: Arc::new(graph), name })
+        Ok(PyGraph::new(graph, name))
     }
 
     /// Makes a graph of a ``scipy.sparse`` matrix or array: entry ``(i, j)``
@@ -194,7 +213,7 @@ impl PyGraph {
             let opts = changes(spec, symmetrize);
             let graph = py.detach(|| no_panic(|| finish(graph, &opts)))?;
             let name = opts.describe(&format!("scipy {format} {n}x{n}"));
-            Ok(PyGraph { graph: Arc::new(graph), name })
+            Ok(PyGraph::new(graph, name))
         })
     }
 
@@ -255,7 +274,7 @@ impl PyGraph {
             let opts = changes(WeightSpec::Keep, symmetrize);
             let graph = py.detach(|| no_panic(|| finish(graph, &opts)))?;
             let name = opts.describe(&format!("edges n={n}"));
-            Ok(PyGraph { graph: Arc::new(graph), name })
+            Ok(PyGraph::new(graph, name))
         })
     }
 
@@ -277,8 +296,102 @@ impl PyGraph {
         no_panic(|| {
             let weights = weights.filter(|w| !w.is_none());
             let graph = csr_graph(indptr, indices, weights, None, coords)?;
-            Ok(PyGraph { name: format!("csr n={}", graph.num_vertices()), graph: Arc::new(graph) })
+            let name = format!("csr n={}", graph.num_vertices());
+            Ok(PyGraph::new(graph, name))
         })
+    }
+
+    /// Makes a graph of a networkx graph, keeping its node objects.
+    ///
+    /// Vertex ``i`` is the ``i``-th node of ``G`` (``list(G)``), and
+    /// :attr:`nodes` holds them, so that results can be keyed by the user's
+    /// nodes (``g.nodes[i]``, :meth:`node_index`). The out-edges of a vertex
+    /// are its neighbours in ``G``'s adjacency order. An undirected graph
+    /// gives both directions of every edge (a self loop once); a multigraph
+    /// one edge per parallel edge (the algorithms take the least weight, as
+    /// networkx's shortest paths do).
+    ///
+    /// Args:
+    ///     G: a ``networkx`` graph (``Graph``, ``DiGraph``, ``MultiGraph``,
+    ///         ``MultiDiGraph`` or a view of one).
+    ///     weight: the edge attribute holding the weights (an edge without
+    ///         it weighs 1, as in networkx); ``None`` gives an unweighted
+    ///         graph. A graph none of whose edges has the attribute is
+    ///         unweighted too.
+    ///
+    /// Raises:
+    ///     ValueError: a weight that is not a whole number in
+    ///         ``0 .. 2**32-1`` (ordo's weights are unsigned 32-bit integers;
+    ///         the networkx backend ``ordo.nx`` leaves such graphs to
+    ///         networkx), or more than ``2**32 - 1`` nodes.
+    #[staticmethod]
+    #[pyo3(signature = (G, weight="weight"))]
+    #[allow(non_snake_case)] // networkx's name for the graph argument
+    fn from_networkx<'py>(
+        py: Python<'py>,
+        G: &Bound<'py, PyAny>,
+        weight: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        py.import("ordo.nx._convert")?.call_method1("graph_of_networkx", (G, weight))
+    }
+
+    /// The graph as a networkx graph: the class of the graph it was made of
+    /// (:meth:`from_networkx`; otherwise a ``DiGraph``), its nodes (or
+    /// ``0 .. n-1``), every edge with its weight under the attribute it was
+    /// read from (``"weight"`` for other graphs; none for an unweighted
+    /// graph). An undirected graph's edge ``{u, v}`` is read from ``u -> v``
+    /// (both directions are stored); a parallel edge of a ``Graph`` or
+    /// ``DiGraph`` keeps its least weight.
+    ///
+    /// Raises:
+    ///     ImportError: networkx is not installed.
+    fn to_networkx<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        py.import("ordo.nx._convert")?.call_method1("networkx_of_graph", (slf,))
+    }
+
+    /// The user's node objects in vertex order (vertex ``i`` is
+    /// ``nodes[i]``) for a graph made by :meth:`from_networkx` (and the
+    /// graphs derived from it), else ``None`` (vertex ``i`` is ``i``).
+    #[getter]
+    fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.origin.as_ref().map(|o| o.bind(py).getattr("nodes")).transpose()
+    }
+
+    /// The vertex of a node: its position in :attr:`nodes`, or the node
+    /// itself when the graph has no node objects.
+    ///
+    /// Raises:
+    ///     KeyError: the node is not in the graph.
+    fn node_index(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<usize> {
+        match &self.origin {
+            Some(o) => o.bind(py).call_method1("index_of", (node,))?.extract(),
+            None => node
+                .extract::<usize>()
+                .ok()
+                .filter(|&v| v < self.graph.num_vertices())
+                .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(node.clone().unbind())),
+        }
+    }
+
+    /// Where a graph made from networkx came from (``ordo.nx._convert.Origin``),
+    /// or ``None``.
+    #[getter]
+    fn _origin<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyAny>> {
+        self.origin.as_ref().map(|o| o.bind(py).clone())
+    }
+
+    /// The same graph (shared, not copied) with the networkx origin
+    /// ``origin`` and the report name ``name``; used by ``ordo.nx``.
+    fn _with_origin(&self, origin: Bound<'_, PyAny>, name: String) -> PyResult<PyGraph> {
+        let nodes = origin.getattr("nodes")?.len()?;
+        if nodes != self.graph.num_vertices() {
+            return Err(value_error(format!(
+                "origin: {nodes} nodes for a graph of {} vertices",
+                self.graph.num_vertices()
+            )));
+        }
+        Ok(PyGraph { graph: self.graph.clone(), name, origin: Some(origin.unbind()) })
     }
 
     /// The number of vertices.
@@ -439,7 +552,7 @@ impl PyGraph {
                 Ok(ordo_graph::transform::dedup_edges(&ordo_graph::transform::symmetrize(&self.graph)))
             })
         })?;
-        Ok(PyGraph { graph: Arc::new(graph), name: changes(WeightSpec::Keep, true).describe(&self.name) })
+        Ok(self.derived(py, graph, changes(WeightSpec::Keep, true).describe(&self.name)))
     }
 
     /// A new graph without parallel edges: of the edges ``u -> v``, the one
@@ -449,7 +562,7 @@ impl PyGraph {
     /// which adds up the weights of duplicate entries.
     fn deduplicated(&self, py: Python<'_>) -> PyResult<PyGraph> {
         let graph = py.detach(|| no_panic(|| Ok(ordo_graph::transform::dedup_edges(&self.graph))))?;
-        Ok(PyGraph { graph: Arc::new(graph), name: format!("{} [deduplicated]", self.name) })
+        Ok(self.derived(py, graph, format!("{} [deduplicated]", self.name)))
     }
 
     /// A new graph with the weights given by ``rule`` (``"unit"``,
@@ -459,7 +572,7 @@ impl PyGraph {
         let spec = weight_spec(Some(rule))?;
         let opts = changes(spec, false);
         let graph = py.detach(|| no_panic(|| finish(Graph::clone(&self.graph), &opts)))?;
-        Ok(PyGraph { graph: Arc::new(graph), name: opts.describe(&self.name) })
+        Ok(self.derived(py, graph, opts.describe(&self.name)))
     }
 
     /// Writes the graph to ``path`` in ``format`` (default: from the
@@ -594,5 +707,5 @@ pub(crate) fn generate(
         })
     })?;
     let name = opts.describe(&gen.to_string());
-    Ok(PyGraph { graph: Arc::new(graph), name })
+    Ok(PyGraph::new(graph, name))
 }

@@ -326,3 +326,16 @@ def test_backend_is_registered():
     for name in ordo.nx.IMPLEMENTATIONS:
         assert hasattr(BackendInterface, name)
     assert nx.config.backends.ordo.threads is None
+
+
+def test_cached_conversion_serves_later_calls():
+    G = random_graph(8)
+    s = first_node(G)
+    nx.single_source_dijkstra_path_length(G, s, backend="ordo")  # cached with the weights
+    (B,) = G.__networkx_cache__["backends"]["ordo"].values()
+    assert B.nx is None  # no attribute to preserve: the networkx graph is not kept
+    # An unweighted call reuses that conversion's structure.
+    assert list(nx.connected_components(G, backend="ordo")) == list(nx.connected_components(G))
+    assert nx.single_source_shortest_path_length(G, s, backend="ordo") == nx.single_source_shortest_path_length(G, s)
+    G.add_edge(s, "new", weight=1)  # changing the graph clears networkx's cache
+    assert nx.single_source_dijkstra_path_length(G, s, backend="ordo")["new"] == 1

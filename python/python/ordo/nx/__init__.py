@@ -57,7 +57,10 @@ class BackendInterface:
         recalled = _graph.recall(G)
         if recalled is not None:
             conversions[recalled[0]] = recalled[1]
-        keep = bool(preserve_edge_attrs or preserve_node_attrs or preserve_graph_attrs or node_attrs)
+        # networkx asks to preserve the graph attributes whenever it caches
+        # the conversion; they are copied. Edge and node attributes need the
+        # networkx graph itself.
+        keep = bool(preserve_edge_attrs or preserve_node_attrs or node_attrs)
         # A kept graph converts further attributes when a function needs them.
         if not (keep and conversions):
             for key in keys:

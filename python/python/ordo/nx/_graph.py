@@ -10,6 +10,7 @@ networkx graph, and converts further attributes from it when a function
 needs them.
 """
 
+import dataclasses
 import threading
 import weakref
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any, Dict, Hashable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
+from .. import _ordo
 from . import _convert, _weights
 
 #: A conversion's key: the edge attribute and its default (``(None, None)``:
@@ -115,7 +117,12 @@ class BackendGraph:
         """The conversion for ``key``, made from the networkx graph when it is
         kept; ``None`` when it was not converted and cannot be."""
         c = self._conversions.get(key)
-        if c is None and self.nx is not None:
+        if c is None and key == UNWEIGHTED:
+            # The structure of any conversion, without its weights.
+            s = self.structure()
+            g = _ordo.Graph.from_csr(s.indptr, s.indices)._with_origin(dataclasses.replace(s.origin, weight=None), s.graph.name)
+            c = self._conversions[key] = Conversion(g, s.indptr, s.indices, None)
+        elif c is None and self.nx is not None:
             c = self._conversions[key] = convert(self.nx, key)
         return c
 

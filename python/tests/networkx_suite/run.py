@@ -17,6 +17,7 @@ on ordo.
 
 import collections
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,7 @@ def summary_line(output: str) -> str:
 def main() -> int:
     verbose = "--verbose" in sys.argv
     failed = False
+    totals = collections.Counter()
     ran = collections.Counter()
     declined = collections.defaultdict(collections.Counter)
     print(f"{'module':70} result")
@@ -57,7 +59,10 @@ def main() -> int:
         for module in MODULES:
             counts_file = Path(tmp) / f"{module}.tsv"
             proc = run_module(module, counts_file, verbose)
-            print(f"{module:70} {summary_line(proc.stdout or '') if not verbose else proc.returncode}")
+            line = summary_line(proc.stdout or "") if not verbose else str(proc.returncode)
+            print(f"{module:70} {line}")
+            for count, what in re.findall(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)", line):
+                totals[what.rstrip("s") if what.startswith("error") else what] += int(count)
             if proc.returncode != 0:
                 failed = True
                 if not verbose:
@@ -81,6 +86,7 @@ def main() -> int:
         if ran[name] == 0:
             print(f"error: networkx's tests never ran {name} on ordo", file=sys.stderr)
             failed = True
+    print(f"\nnetworkx: {totals['passed']} passed, {totals['failed'] + totals['error']} failed, {totals['skipped']} skipped")
     return 1 if failed else 0
 
 

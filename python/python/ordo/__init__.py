@@ -7,6 +7,7 @@ Graphs::
     g = ordo.Graph.from_scipy(matrix)                # scipy.sparse CSR / COO / ...
     g = ordo.Graph.from_edges(src, dst, weight)      # numpy edge arrays
     g = ordo.generate("road:n=1e6")                  # generators of ``ordo gen``
+    g = ordo.Graph.from_networkx(G)                  # keeps G's nodes: g.nodes, g.to_networkx()
     g.n, g.m, g.weighted, g.to_scipy()
 
 Algorithms, one function per application of ``ordo run`` (made from the
@@ -22,6 +23,9 @@ library's registry)::
 Every one takes ``scheduler=``, ``threads=``, ``stats=``, ``verify=`` and
 ``cycles=`` (see ``ordo._apps``). Runs release the GIL; Ctrl-C stops a run
 and raises ``KeyboardInterrupt``.
+
+networkx: installing the package registers the networkx backend ``"ordo"``
+(:mod:`ordo.nx`): ``nx.pagerank(G, backend="ordo")``.
 
 Errors: :class:`GraphFormatError` (a ``ValueError``) for a malformed file,
 with the message the ``ordo`` command prints; ``ValueError`` for bad

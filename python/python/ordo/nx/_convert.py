@@ -11,6 +11,7 @@ what the vertices stand for; ``ordo.Graph.from_networkx`` and
 :func:`networkx_of_graph`.
 """
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Dict, Hashable, List, Optional
 
@@ -80,20 +81,21 @@ def scan(G: Any, attr: Optional[str], default: Any = 1) -> Scan:
     indptr[0] = 0
     targets: List[int] = []
     values: Optional[List[Any]] = None if attr is None else []
+    value_of = operator.methodcaller("get", attr, default)
     if G.is_multigraph():
         for i, u in enumerate(nodes):
             for v, keys in adj[u].items():
                 j = position(v)
                 targets.extend([j] * len(keys))
                 if values is not None:
-                    values.extend([d.get(attr, default) for d in keys.values()])
+                    values.extend(map(value_of, keys.values()))
             indptr[i + 1] = len(targets)
     else:
         for i, u in enumerate(nodes):
             nbrs = adj[u]
             targets.extend(map(position, nbrs))
             if values is not None:
-                values.extend([d.get(attr, default) for d in nbrs.values()])
+                values.extend(map(value_of, nbrs.values()))
             indptr[i + 1] = len(targets)
     indices = np.array(targets, dtype=np.uint32)
     return Scan(nodes, index, indptr, indices, values)

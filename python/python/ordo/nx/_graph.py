@@ -174,7 +174,7 @@ def cached(G: Any, key: Key) -> Optional[Conversion]:
         return None
     for g in cache.get("backends", {}).get("ordo", {}).values():
         if isinstance(g, BackendGraph):
-            c = g._conversions.get(key)
+            c = g.conversion(key)
             if c is not None:
                 return c
     return None

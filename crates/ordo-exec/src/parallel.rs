@@ -5,12 +5,15 @@
 //!
 //! A loop over `0..len` is cut into chunks of `grain` consecutive indices;
 //! every worker claims the next unclaimed chunk from one shared counter
-//! until none is left, and the loop returns when every worker has finished
-//! its last chunk (the join of [`Pool::broadcast`]). Dynamic claiming keeps
-//! threads busy on skewed work (a hub's row costs a thousand times a leaf's)
-//! and bounds what a descheduled thread holds up: a worker the kernel takes
-//! off its core keeps at most the one chunk it is running, every chunk not
-//! yet claimed goes to the threads that run.
+//! until none is left, and the loop returns when every chunk is finished.
+//! Dynamic claiming keeps threads busy on skewed work (a hub's row costs a
+//! thousand times a leaf's) and bounds what a descheduled thread holds up: a
+//! worker the kernel takes off its core keeps at most the one chunk it is
+//! running, every chunk not yet claimed goes to the threads that run, and a
+//! worker that has not started when the caller runs out of chunks is not
+//! waited for at all (the loops run on `Pool::broadcast_elastic`), so a
+//! loop on a machine shared with other processes, or with more workers than
+//! cores, does not wait for the OS to schedule an idle worker.
 //!
 //! Per-worker state ([`Pool::fold_chunks`]) is created by a worker before its
 //! first chunk and handed back after the loop, one per worker that claimed a
@@ -97,7 +100,7 @@ impl Pool {
         }
         let next = CachePadded::new(AtomicUsize::new(0));
         let states = Mutex::new(Vec::with_capacity(self.threads()));
-        self.broadcast(&|worker| {
+        self.broadcast_elastic(&|worker| {
             let mut state: Option<S> = None;
             loop {
                 // Relaxed: the counter only hands out disjoint chunks; what a
@@ -152,6 +155,71 @@ mod tests {
         workers.dedup();
         assert_eq!(workers.len(), states.len(), "one state per worker");
         assert!(pool.fold_chunks(0, 8, |w| w, |_, _| ()).is_empty());
+    }
+
+    /// Workers that start late skip a loop instead of being waited for; none
+    /// may touch the loop after it returned. With more workers than cores
+    /// many start late: every chunk still runs once, and a body called after
+    /// its loop returned would find the loop's flag cleared.
+    #[test]
+    fn late_workers_skip_a_finished_loop_and_never_run_it_after_it_returned() {
+        use std::sync::atomic::AtomicBool;
+        let pool = Pool::new(8).unwrap();
+        let after_return = AtomicU32::new(0);
+        let mut short_loops = 0;
+        for round in 0..2000 {
+            let alive = AtomicBool::new(true);
+            let len = 1 + round % 40;
+            let states = pool.fold_chunks(
+                len,
+                1,
+                |_| 0usize,
+                |count, chunk| {
+                    if !alive.load(Relaxed) {
+                        after_return.fetch_add(1, Relaxed);
+                    }
+                    *count += chunk.len();
+                },
+            );
+            alive.store(false, Relaxed);
+            assert_eq!(states.iter().sum::<usize>(), len, "every chunk once");
+            short_loops += usize::from(states.len() < 8);
+            if round % 8 == 0 {
+                // Long enough for the workers to stop spinning and block:
+                // the next loop's wake-ups reach some of them late.
+                std::thread::sleep(std::time::Duration::from_micros(500));
+            }
+        }
+        assert!(crate::pool::SKIPPED_JOBS.load(Relaxed) > 0, "no worker ever started late");
+        assert_eq!(after_return.load(Relaxed), 0, "a body ran after its loop returned");
+        assert!(short_loops > 0, "loops of 1 to 40 chunks on 8 workers always ran on all 8");
+        // Every worker is still alive and takes whole-pool jobs (a worker
+        // that took a closed job would have died or miscounted the join).
+        let pool = std::sync::Arc::new(pool);
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let whole = std::sync::Arc::clone(&pool);
+        std::thread::spawn(move || {
+            let ran = AtomicU32::new(0);
+            whole.broadcast(&|_| {
+                ran.fetch_add(1, Relaxed);
+            });
+            let _ = done_tx.send(ran.into_inner());
+        });
+        let ran = done_rx.recv_timeout(std::time::Duration::from_secs(30));
+        assert_eq!(ran, Ok(8), "a broadcast after the loops did not run on all 8 workers");
+    }
+
+    /// The whole-pool broadcast still waits for every worker.
+    #[test]
+    fn broadcast_still_runs_every_worker() {
+        let pool = Pool::new(4).unwrap();
+        for _ in 0..200 {
+            let ran = AtomicU32::new(0);
+            pool.broadcast(&|_| {
+                ran.fetch_add(1, Relaxed);
+            });
+            assert_eq!(ran.load(Relaxed), 4);
+        }
     }
 
     #[test]

@@ -143,6 +143,14 @@ struct PoolState {
     running: usize,
     /// The first panic raised by a worker in the current job.
     panic: Option<Box<dyn Any + Send + 'static>>,
+    /// Whether the current job may run on fewer workers than the pool has
+    /// ([`Pool::broadcast_elastic`]).
+    elastic: bool,
+    /// Workers that took the current job.
+    started: usize,
+    /// Set by the caller of an elastic job once its own share returned:
+    /// workers that have not taken the job by then skip it.
+    closed: bool,
     /// Set by `Drop`: workers exit.
     shutdown: bool,
 }
@@ -251,6 +259,9 @@ impl Pool {
                 job: None,
                 running: 0,
                 panic: None,
+                elastic: false,
+                started: 0,
+                closed: false,
                 shutdown: false,
             }),
             job_posted: Condvar::new(),
@@ -317,6 +328,29 @@ impl Pool {
     /// When called from a worker of this same pool, worker 0's share
     /// included (that would deadlock), and when a job panicked.
     pub fn broadcast(&self, job: &(dyn Fn(usize) + Sync)) {
+        self.post(job, false);
+    }
+
+    /// Runs `job(0)` on the calling thread and `job(i)` on every worker `i`
+    /// that takes the job before the caller's share returns; a worker that
+    /// has not taken it by then (descheduled by the OS, still waking up)
+    /// skips it. Returns when the caller and every worker that took the job
+    /// have returned from it.
+    ///
+    /// For jobs whose workers are interchangeable and whose caller's share
+    /// returns only when no work is left to claim (the chunked loops of
+    /// `parallel`): on a machine shared with other processes, or with more
+    /// workers than cores, a loop then never waits for a worker the OS has
+    /// not run yet, only for the chunks already claimed.
+    ///
+    /// # Panics
+    /// As [`Pool::broadcast`].
+    pub(crate) fn broadcast_elastic(&self, job: &(dyn Fn(usize) + Sync)) {
+        self.post(job, true);
+    }
+
+    /// [`Pool::broadcast`], or [`Pool::broadcast_elastic`] when `elastic`.
+    fn post(&self, job: &(dyn Fn(usize) + Sync), elastic: bool) {
         assert!(
             !self.is_own_worker(),
             "ordo-exec: a run (for_each, or a job) started from a worker of the same pool (nested runs would deadlock)"
@@ -331,7 +365,10 @@ impl Pool {
             // share runs under `catch_unwind`, and nothing else between here
             // and the wait can panic) before `running` is back to 0 and the
             // job is removed from the shared state, so `job` outlives every
-            // use.
+            // use. An elastic job is closed under the lock before that wait:
+            // a worker takes a job only under the lock and only while it is
+            // open, and `running` then counts exactly the workers that took
+            // it, so none calls it after this function returns.
             let erased: *const (dyn Fn(usize) + Sync + 'static) = unsafe {
                 std::mem::transmute::<
                     *const (dyn Fn(usize) + Sync + '_),
@@ -341,6 +378,9 @@ impl Pool {
             let mut state = self.shared.lock();
             state.job = Some(JobRef(erased));
             state.running = self.workers.len();
+            state.elastic = elastic;
+            state.started = 0;
+            state.closed = false;
             self.shared.running_hint.store(state.running, Ordering::Release);
             state.generation += 1;
             self.shared.generation_hint.store(state.generation, Ordering::Release);
@@ -348,6 +388,15 @@ impl Pool {
         }
         let own_share = self.run_own_share(job);
         let mut panic = None;
+        if elastic && !self.workers.is_empty() {
+            // Close the job: the workers that have not taken it never will,
+            // and are not waited for.
+            let mut state = self.shared.lock();
+            state.closed = true;
+            let skipped = self.workers.len() - state.started;
+            state.running -= skipped;
+            self.shared.running_hint.store(state.running, Ordering::Release);
+        }
         if !self.workers.is_empty() {
             // The last worker usually finishes within microseconds of this
             // one: spin before blocking (module docs, "Waiting").
@@ -396,6 +445,11 @@ fn spin_until(done: impl Fn() -> bool) -> bool {
     }
 }
 
+/// Elastic jobs that a worker found closed and skipped, for the tests that
+/// check the skipping happens.
+#[cfg(test)]
+pub(crate) static SKIPPED_JOBS: AtomicUsize = AtomicUsize::new(0);
+
 /// The body of worker thread `index`: waits for jobs until shutdown.
 fn worker_main(shared: &Arc<Shared>, index: usize) {
     WORKER_OF.with(|w| w.set(Arc::as_ptr(shared) as usize));
@@ -413,6 +467,14 @@ fn worker_main(shared: &Arc<Shared>, index: usize) {
                 return;
             }
             seen_generation = state.generation;
+            if state.elastic && state.closed {
+                // The caller no longer waits for this worker, and may
+                // already have returned (`Pool::broadcast_elastic`).
+                #[cfg(test)]
+                SKIPPED_JOBS.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            state.started += 1;
             state.job.expect("a new generation always carries a job")
         };
         // SAFETY: `broadcast` keeps the job alive until this worker has

@@ -43,6 +43,13 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     json: bool,
 
+    /// The text report also shows the executor's and the scheduler's
+    /// internals: push, pop and stale-task counts, idle scans, tasks per
+    /// thread, the scheduler's counters and traces (`--json` always has
+    /// them).
+    #[arg(long, short = 'v')]
+    verbose: bool,
+
     /// Write the result to FILE as text (each application's format is in
     /// the list of applications above: `vertex value` lines for sssp/bfs,
     /// ...). The file is written whole or not at all.
@@ -158,7 +165,7 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
     if args.json {
         console::outln!("{}", report.to_json())?;
     } else {
-        console::out!("{}", report.to_text())?;
+        console::out!("{}", report.to_text(args.verbose))?;
     }
     Ok(())
 }

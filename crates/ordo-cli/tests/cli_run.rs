@@ -212,15 +212,32 @@ fn bad_source_is_one_line_error() {
     assert!(stderr.contains("5000") && stderr.contains("1200"), "{stderr}");
 }
 
+/// The text report shows what a user asks of a run; the executor's and the
+/// scheduler's internals only with `--verbose`.
 #[test]
 fn text_report_names_the_measures() {
-    let out = ordo().args(["run", "sssp", "--gen", SMALL, "--sched", "strict", "--verify"]).output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text_of = |verbose: bool| {
+        let mut cmd = ordo();
+        cmd.args(["run", "sssp", "--gen", SMALL, "--sched", "auto", "--verify", "--threads", "2"]);
+        if verbose {
+            cmd.arg("--verbose");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let short = text_of(false);
+    for word in ["time", "tasks", "work increase", "reached", "sum_dist", "seq time", "vs seq", "verified"] {
+        assert!(short.contains(word), "text report lacks `{word}`:\n{short}");
+    }
+    for word in ["empty pops", "stale tasks", "tasks/thread", "\n  rounds", "trace"] {
+        assert!(!short.contains(word), "the short report shows `{word}`:\n{short}");
+    }
+    let verbose = text_of(true);
     for word in
-        ["time", "tasks", "work increase", "empty pops", "stale tasks", "seq time", "vs seq", "verified"]
+        ["time", "verified", "empty pops", "stale tasks", "pushes", "tasks/thread", "  rounds", "trace"]
     {
-        assert!(text.contains(word), "text report lacks `{word}`:\n{text}");
+        assert!(verbose.contains(word), "the --verbose report lacks `{word}`:\n{verbose}");
     }
 }
 

@@ -272,8 +272,14 @@ impl RunReport {
         serde_json::to_string(self).expect("a report of numbers and strings always serialises")
     }
 
-    /// The human-readable block.
-    pub fn to_text(&self) -> String {
+    /// The human-readable block: what a user asks of a run (input,
+    /// strategy, threads, time, work increase, the result's checksums,
+    /// verification and speed against the reference, and the breakdowns
+    /// `--cycles` and `--classify` asked for). With `verbose`, also the
+    /// executor's and the scheduler's internals: push, pop and stale-task
+    /// counts, idle scans, tasks per thread, the scheduler's counters and
+    /// traces (all of which `--json` always has).
+    pub fn to_text(&self, verbose: bool) -> String {
         let mut s = String::new();
         let mut line = |k: &str, v: String| {
             let _ = writeln!(s, "{k:<15} {v}");
@@ -302,28 +308,30 @@ impl RunReport {
                 self.work_increase.map_or("unknown (use --verify)".into(), |w| format!("{w:.4}")),
             );
         }
-        let counts = [
-            ("stale tasks", self.stale_tasks),
-            ("pushes", self.pushes),
-            ("pops", self.pops),
-            ("empty pops", self.empty_pops),
-        ];
-        for (name, count) in counts {
-            if let Some(c) = count {
-                line(name, c.to_string());
+        if verbose {
+            let counts = [
+                ("stale tasks", self.stale_tasks),
+                ("pushes", self.pushes),
+                ("pops", self.pops),
+                ("empty pops", self.empty_pops),
+            ];
+            for (name, count) in counts {
+                if let Some(c) = count {
+                    line(name, c.to_string());
+                }
             }
-        }
-        if let (Some(scans), Some(parks)) = (self.idle_scans, self.parks) {
-            line("idle scans", format!("{scans} ({parks} parks)"));
-        }
-        if let Some(per_thread) = &self.tasks_per_thread {
-            line("tasks/thread", format!("{per_thread:?}"));
-        }
-        for (k, v) in &self.sched_counters {
-            line(&format!("  {k}"), v.to_string());
-        }
-        for (name, t) in &self.traces {
-            line(&format!("{name} trace"), format_trace(t));
+            if let (Some(scans), Some(parks)) = (self.idle_scans, self.parks) {
+                line("idle scans", format!("{scans} ({parks} parks)"));
+            }
+            if let Some(per_thread) = &self.tasks_per_thread {
+                line("tasks/thread", format!("{per_thread:?}"));
+            }
+            for (k, v) in &self.sched_counters {
+                line(&format!("  {k}"), v.to_string());
+            }
+            for (name, t) in &self.traces {
+                line(&format!("{name} trace"), format_trace(t));
+            }
         }
         if let Some(b) = &self.breakdown {
             line("cycles", String::new());

@@ -316,9 +316,10 @@ fn sssp_and_bfs_equal_the_references_on_every_scheduler() {
             let spec: SchedulerSpec = name.parse().unwrap();
             // A pure LIFO ignores priorities, and label-correcting SSSP in
             // LIFO order does work exponential in the worst case and
-            // superlinear on high-diameter graphs (measured: 1.2e3 x the
-            // settled vertices on a 30x30 grid, 2.8e4 x on 100x100), so it
-            // gets the reduced inputs. Every other scheduler gets all sizes.
+            // superlinear on high-diameter graphs (thousands of times the
+            // settled vertices already on a small grid, growing with its
+            // side), so it gets the reduced inputs. Every other scheduler
+            // gets all sizes.
             let sizes: &[&Vec<_>] = if *name == "lifo" { &[&reduced] } else { &[&full, &reduced] };
             for (c, d, b) in sizes.iter().flat_map(|s| s.iter()) {
                 let what = format!("{} on {spec} with {threads} threads", c.name);
@@ -541,8 +542,8 @@ fn many_small_random_graphs_with_more_threads_than_cores() {
 
 /// Far more threads than cores: SSSP with 256 and 1024 workers on a
 /// 3-vertex graph and on a 10^5-vertex road-like graph terminates with exact
-/// distances. (Before the executor bounded its idle scanners, the 3-vertex
-/// run took 2 s at 256 threads and did not finish at 10^4.) Each run has a
+/// distances. (Without the executor's bound on idle scanners, such runs
+/// starve and may not finish at 10^4 threads.) Each run has a
 /// hang watchdog: a liveness check, not a performance one.
 #[test]
 fn sssp_with_hundreds_of_threads_per_core_is_exact() {

@@ -137,8 +137,8 @@ enum Mode {
 /// Most ranks one process runs as threads. Every rank keeps an outgoing
 /// buffer for every other and the collectives exchange a message between
 /// every pair, so memory and time grow with the square of the ranks
-/// (measured on a 1,000-vertex road graph: 256 ranks 0.8 s and 0.3 GB,
-/// 1,024 ranks more than 120 s and 3 GB); more ranks are mpirun's job.
+/// (past this bound even a tiny graph takes minutes and gigabytes:
+/// `docs/design/2026-11-26-executor-costs.md`); more ranks are mpirun's job.
 const MAX_IN_PROCESS_RANKS: usize = 256;
 
 fn sssp(args: SsspArgs, threads: Option<usize>) -> anyhow::Result<()> {

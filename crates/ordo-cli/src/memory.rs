@@ -7,11 +7,10 @@
 //! is free, so each repetition of `ordo run --repeat N` and each run of
 //! `ordo bench` touched its memory for the first time again: a page fault,
 //! a zeroed page and, on a virtual machine, an exit to the hypervisor for
-//! every 4 KiB. Measured on the Slashdot graph (82,168 vertices), SSSP at one
-//! thread: 660 page faults per repetition, and a median repetition of
-//! 8.8 ms; with freed memory kept, 163 faults and 6.3 ms. Peers that repeat
-//! a trial inside one process (GAPBS's `-n`) already get this reuse from
-//! glibc's adaptive limit (7 faults per trial on the same graph).
+//! every 4 KiB, a visible share of a run of a few milliseconds
+//! (`docs/design/2026-11-26-executor-costs.md`).
+//! Peers that repeat a trial inside one process (GAPBS's `-n`) already get
+//! this reuse from glibc's adaptive limit.
 //!
 //! The cost is that the process keeps its peak heap until it exits, which
 //! is what a tool that runs one job and ends can afford.

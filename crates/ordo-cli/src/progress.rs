@@ -107,9 +107,8 @@ const RUN_POLL: Duration = Duration::from_millis(100);
 /// One display thread serves every run of a command: [`RunProgress::begin`]
 /// and [`RunProgress::end`] only set what it reads when it next looks, so
 /// a run starts without a thread being created or woken next to its
-/// workers. (A display thread started for each run cost a two-thread SSSP
-/// run of 5 ms on Slashdot 3 %: its creation competed with the waking
-/// workers.)
+/// workers. (A display thread created for each run competes with the
+/// waking workers, a visible cost on runs of a few milliseconds.)
 pub(crate) struct RunProgress {
     shared: Arc<Mutex<RunLine>>,
     stop: Option<mpsc::Sender<()>>,

@@ -16,9 +16,9 @@ use std::sync::Mutex;
 use crate::Pool;
 
 /// Shortest vector that [`Pool::collect_indexed`] splits among the workers;
-/// shorter ones are written by the caller alone, since waking the workers
-/// costs more than writing them (tens of microseconds for a sleeping pool,
-/// against about 5 µs for 2^16 four-byte values).
+/// shorter ones are written by the caller alone, since waking a sleeping
+/// pool costs more than writing that many four-byte values
+/// (`docs/design/2026-11-26-executor-costs.md`).
 pub const PARALLEL_COLLECT_MIN_LEN: usize = 1 << 16;
 
 impl Pool {

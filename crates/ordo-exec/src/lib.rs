@@ -48,6 +48,14 @@ pub use operator::{
 pub use pool::{available_cores, Pool, PoolBuilder, PoolError, MAX_THREADS};
 pub use timing::CYCLE_UNIT;
 
+/// The workspace README's Rust code blocks, compiled and run as doc tests of
+/// this crate so that the README's example cannot drift from the API. Its
+/// shell and Python blocks are tagged with their languages, which rustdoc
+/// does not run.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 use ordo_sched::{Prio, Trace};
 
 /// Options of one [`for_each`] run.
@@ -193,9 +201,10 @@ impl<T> Context<T> {
     /// overwrote a store, made at most one interval later, is visible by
     /// then, and the recheck restores the smaller value; the run's last
     /// recheck takes every log, when no plain store can come any more.
-    /// On x86 the `lock cmpxchg` of an atomic lowering cost SSSP 6–15 % of
-    /// its time at two threads; the log gives back about half of that on
-    /// grid and road graphs (a log append per store, a load per recheck).
+    /// On x86 an atomic lowering is a `lock cmpxchg`, which stalls the core
+    /// until its store buffer drains; a plain store does not, and the log
+    /// costs only an append per store and a load per recheck
+    /// (`docs/design/2026-11-30-auto-rounds.md`).
     ///
     /// [`Operator::after_barrier`]: crate::Operator::after_barrier
     #[inline(always)]
@@ -324,8 +333,8 @@ impl<T> Context<T> {
 
     /// Schedules `task` with priority `prio` (lower is more urgent).
     // Always inlined: the operator's hot loop pushes, and with two kinds of
-    // buckets the compiler's own choice was an out-of-line call (9 % of SSSP
-    // at one thread).
+    // buckets the compiler's own choice is an out-of-line call, a visible
+    // share of a task that does little else.
     #[inline(always)]
     pub fn push(&mut self, prio: Prio, task: T) {
         if !self.buffer {

@@ -48,8 +48,8 @@ pub trait Operator<T>: Sync {
     /// Whether the operator pushes continuations
     /// ([`Context::push_next`]) that the executor should run at once.
     /// `auto`'s rounds then look for one after every task; an operator
-    /// that never pushes one keeps its task loop as it was (that look cost
-    /// SSSP 2–3 % on a grid graph). Without it, `push_next` is `push`.
+    /// that never pushes one keeps its task loop without that look, a
+    /// branch and a load per task. Without it, `push_next` is `push`.
     const CONTINUATIONS: bool = false;
 
     /// Called by `auto`'s rounds on every thread after every barrier, the

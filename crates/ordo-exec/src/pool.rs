@@ -9,11 +9,11 @@
 //! A pool of `n` workers creates `n - 1` threads; the thread that broadcasts
 //! runs worker 0's share itself, as OpenMP's master thread does. A run on
 //! one worker then starts no thread at all, and a run on `n` wakes `n - 1`:
-//! waking a sleeping worker costs tens of microseconds on a virtual machine
-//! whose other core idles (measured here: an empty broadcast took 27 µs on
-//! one worker and 55 µs on two when the workers slept), a few per cent of a
-//! shortest-path run of a few milliseconds. Worker 0 also starts with the
-//! caches of the thread that just prepared the run's data.
+//! waking a sleeping worker is a system call and, on a virtual machine, a
+//! wait for the host to schedule the woken vCPU, which is not negligible
+//! against a shortest-path run of a few milliseconds (figures in
+//! `docs/design/2026-11-26-executor-costs.md`). Worker 0 also starts with
+//! the caches of the thread that just prepared the run's data.
 //!
 //! In a pinned pool, worker `i > 0` stays on its core for good, and the
 //! caller is pinned to worker 0's core for the length of its share and gets
@@ -182,11 +182,10 @@ static NEXT_PIN_BASE: AtomicUsize = AtomicUsize::new(0);
 /// Index in `cores` of the core the process's first pinned pool starts on:
 /// the core the creating thread ran on then, fixed for the process.
 ///
-/// Starting every process on the first core stacked concurrent processes
-/// on it: two one-thread runs started together on two idle cores each took
-/// twice as long (SSSP on a grid of 10^6 vertices: 54 ms alone, 108 ms
-/// side by side), where the OS had placed them on different cores. A new
-/// process starts on the core the OS chose for it, an idle one if there is.
+/// Starting every process on the first core would stack concurrent
+/// processes on it: two one-thread runs started together would share one
+/// core although the OS had placed them on two idle ones. A new process
+/// starts on the core the OS chose for it, an idle one if there is.
 fn first_core(cores: &[core_affinity::CoreId]) -> usize {
     static FIRST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *FIRST.get_or_init(|| {

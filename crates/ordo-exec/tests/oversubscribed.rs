@@ -1,8 +1,9 @@
 //! Runs with far more threads than cores (256 and 1024 workers on this
 //! machine's few cores) must terminate, run every task exactly once, and
 //! idle cheaply: only a bounded number of idle workers scan for work at a
-//! time, the others block. Before scan permits, a 3-task run took 2 s at 256
-//! threads and 42 s at 2000, and did not finish at 10000.
+//! time, the others block. Without scan permits (`src/sleep/permits.rs`)
+//! unbounded scanners starve termination, and a run of a few tasks at
+//! thousands of threads may not finish.
 //!
 //! Each run has a watchdog: a run that does not end within a generous bound
 //! is reported as a hang (a liveness failure, not a performance check).

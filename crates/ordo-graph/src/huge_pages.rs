@@ -14,21 +14,18 @@
 //! never. How much depends on how the file came into the page cache, so
 //! ordo helps it there: its files are written in aligned 2 MiB blocks
 //! (`crate::output`), and its loaders advise `MADV_HUGEPAGE` before the
-//! first read (`crate::binary`). On ext4 under Linux 6.18 a Kronecker graph
-//! of 2^20 vertices (259.6 MB of arrays) then maps with 257.9 MB of huge
-//! pages, whether just written or read anew from disk, where before it got
-//! 251.7 MB and 216.0 MB.
+//! first read (`crate::binary`). On ext4 under Linux 6.18 a graph's arrays
+//! then map almost entirely with huge pages, whether the file was just
+//! written or is read anew from disk.
 //!
 //! [`Graph::into_huge_pages`] copies the offsets, targets and weights into
 //! anonymous memory advised `MADV_HUGEPAGE` and aligned to 2 MiB, then makes
 //! it read-only; [`Graph::huge_page_bytes`] tells how much of them the
 //! kernel really backs with huge pages, in a copy or in a file mapping. The
-//! copy paid where a mapping was partly covered: SSSP on that Kronecker
-//! graph at two threads took 0.853 of the mapped graph's time (median of 10
-//! pairs of processes, the map about four fifths in huge pages). Against
-//! the map in huge pages the copy was no slower at two threads (the map
-//! took 1.053 of its time, quartiles 1.000–1.061, and 1.049, quartiles
-//! 0.856–1.173, 12 pairs each), so it is still made when asked for. The
+//! copy pays where a mapping is only partly covered and the graph is read
+//! at random places (a Kronecker graph), and is no slower than a mapping
+//! fully in huge pages, so it is still made when asked for
+//! (`docs/design/2026-11-26-executor-costs.md`). The
 //! trade: the copy replaces the zero-copy load (the graph's bytes once
 //! more, for a moment twice), and where the kernel compacts memory to make
 //! huge pages on demand (`defrag` = `madvise`) the first touch can stall.

@@ -4,7 +4,7 @@
 //!
 //! A thread fills a private chunk, publishes it when it is full, and other
 //! threads take whole chunks. Emptied chunks are kept in a small per-thread
-//! [`ChunkPool`] and reused, so the steady state allocates nothing.
+//! `ChunkPool` and reused, so the steady state allocates nothing.
 
 use std::collections::VecDeque;
 

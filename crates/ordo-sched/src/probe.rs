@@ -2,7 +2,7 @@
 //! crate) observes which shared structures each scheduler operation touches,
 //! to count communication between virtual threads.
 //!
-//! Every scheduler calls [`read`] or [`write`] with the address of a shared
+//! Every scheduler calls [`read`] or [`write()`] with the address of a shared
 //! structure (a locked queue, a bag's socket queue, a stealing buffer, a
 //! back-scan bound, a skip-list node's tower, ...) where it accesses it. A
 //! lock acquisition, a compare-and-swap and a store are writes; a load is a

@@ -145,8 +145,8 @@ fn smq_rank_is_within_theorem_1_and_grows_as_theory_says() {
     // Batch size. Theorem 1 scales with B because in its model (Listing 3)
     // *every* delete takes B tasks. In the implementation (Listing 2) local
     // deletes take one task and only steals take B, so a larger B first
-    // strengthens the balancing that steals provide (measured here: B = 1
-    // gives about twice the rank of B = 4) and then relaxes the order as
+    // strengthens the balancing that steals provide (B = 1 gives a clearly
+    // larger rank than B = 4) and then relaxes the order as
     // stolen batches hoard more tasks: from B = 4 on, the rank grows with B.
     let mut by_b = Vec::new();
     for b in [1usize, 4, 16, 64] {

@@ -17,7 +17,7 @@
 //! to 32 iterations is ≈ 1K cycles.
 //!
 //! Every run returns a checksum (iterations run, Σ index, Σ increments),
-//! which [`verify`] compares with the closed form of [`reference`].
+//! which [`verify`] compares with the closed form of [`reference`](mod@reference).
 
 pub mod app;
 pub mod reference;

@@ -221,7 +221,7 @@ pub struct Parents(pub Vec<VertexId>);
 
 /// A spanning-forest app: parallel pseudo-DFS with batching (`BFS` false,
 /// [`SpanDfs`]) or phased parallel BFS (`BFS` true, [`SpanBfs`]); the two
-/// differ only in the search [`Span`] runs, verifies and names.
+/// differ only in the search `Span` runs, verifies and names.
 pub struct Spanning<const BFS: bool>(Span);
 
 /// The spanning forest by parallel pseudo-DFS with batching.

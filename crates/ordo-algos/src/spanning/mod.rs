@@ -43,7 +43,7 @@
 //!   stacks and steal-half, BFS as level-synchronous SPMD with barriers.
 //! - [`with_rayon`]: what a rayon user would write: DFS by `scope`/`spawn`
 //!   with fixed batches, BFS level by level with parallel iterators.
-//! - [`reference`]: sequential BFS and DFS forests (the speed bar) and the
+//! - [`reference`](mod@reference): sequential BFS and DFS forests (the speed bar) and the
 //!   union-find component labels the checker uses.
 //!
 //! # Example

@@ -84,15 +84,12 @@ const NEAR_IDS: u64 = 1024;
 /// Without that locality a followed vertex costs two dependent cache
 /// misses (its offsets, then its first edge) in the middle of the task
 /// that lowered it, where a task of its own has both prefetched by the
-/// executor's batches. On a Kronecker graph of 2^20 vertices (0.2 % of
-/// the edges near) a task for every lowered vertex took 0.80–0.90 of the
-/// time at two threads (`auto`, three runs of 9 interleaved processes) and
-/// 0.89 at one; on road networks (50–90 % of the edges near, 40–90 % of
-/// the vertices of degree one or two) following saves pushes and rounds:
-/// without it FLA took 1.09–1.12 of the time at two threads, a road graph
-/// of 4·10^6 vertices 1.11, Luxembourg 1.9. A grid has nothing to follow,
-/// and its runs are faster without the check (0.93–0.97 at two threads,
-/// 0.95 at one); Slashdot (9 % near) measured the same either way.
+/// executor's batches, so on graphs whose edges join far ids (Kronecker,
+/// social networks) a task for every lowered vertex is faster. On road
+/// networks, where most edges are near and most vertices have degree one
+/// or two, following saves pushes and rounds. A grid has nothing to
+/// follow, and its runs are faster without the check. Measurements:
+/// `docs/design/2026-11-30-auto-rounds.md`.
 pub(crate) fn worth_following(offsets: &[u64], targets: &[VertexId]) -> bool {
     let n = offsets.len().saturating_sub(1);
     if n == 0 {

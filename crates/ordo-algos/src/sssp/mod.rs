@@ -37,10 +37,8 @@
 //! `u32` vertex: a scheduled entry is 16 bytes (`u64` priority + `u32`)
 //! instead of 24. With narrow distance slots (below) every priority is
 //! below 2^32, and the operator says so (`with_narrow_priorities`): `auto`'s
-//! rounds then keep 8-byte entries, half the memory per push and pop (two
-//! threads, medians of 11 interleaved processes: grid 1000×1000 43.7 →
-//! 39.7 ms, Slashdot 5.1 → 4.8 ms, a road graph of 4·10^6 vertices 142 →
-//! 136 ms; one thread unchanged within 1–2 %, Slashdot 7.5 → 7.0 ms). Even a
+//! rounds then keep 8-byte entries, half the memory per push and pop
+//! (`docs/design/2026-11-30-auto-rounds.md`). Even a
 //! scheduler that returned a coarsened priority would still produce exact
 //! distances, because relaxation uses the current distance; only the stale
 //! filter would weaken.
@@ -61,13 +59,13 @@
 //!   store, and a pair `(distance, vertex)` in the thread's store log
 //!   (`Context::logs_plain_stores`). Another thread's store whose load
 //!   came first can now overwrite a smaller value with a larger one (a
-//!   *lost* lowering: a few dozen of 1.33 million lowerings on a 1000×1000
-//!   grid at two threads). Each thread rechecks its log after the second
-//!   barrier that follows the interval of an entry: `fetch_min` of the
-//!   logged value, and an entry it had to repair goes into the log again;
-//!   the run's last recheck takes every log. A task that finds its vertex's
-//!   distance above its own repairs it the same way, and relaxes with its
-//!   own distance. This saves the `lock cmpxchg`, which stalls the core
+//!   *lost* lowering, rare: it needs two threads to lower one vertex
+//!   within a few instructions of each other). Each thread rechecks its
+//!   log after the second barrier that follows the interval of an entry:
+//!   `fetch_min` of the logged value, and an entry it had to repair goes
+//!   into the log again; the run's last recheck takes every log. A task
+//!   that finds its vertex's distance above its own repairs it the same
+//!   way, and relaxes with its own distance. This saves the `lock cmpxchg`, which stalls the core
 //!   until its store buffer drains.
 //!
 //!   Where every lowered vertex gets a task (no chain following), the
@@ -76,11 +74,9 @@
 //!   per task that does work rather than one per lowering, and the stale
 //!   tasks (two thirds of them on a Kronecker graph) log nothing. Where
 //!   chains and dead ends are followed (and there when classifying work),
-//!   each store is logged, since a followed vertex has no task. Against
-//!   logging at the store, two threads, medians of per-round ratios over
-//!   9–11 rounds of interleaved processes: Slashdot 0.959 and 0.961,
-//!   Kronecker scale 20 0.963, grid 1000×1000 0.995; the following path of
-//!   FLA, Luxembourg and road4M is unchanged (1.007, 1.007, 0.965).
+//!   each store is logged, since a followed vertex has no task. Fewer
+//!   entries mean fewer appends and fewer rechecks
+//!   (`docs/design/2026-11-30-auto-rounds.md`).
 //!
 //! Why the logged lowering is exact. Call a thread's *interval* the time
 //! between two barriers it passes. Its stores and log entries in an
@@ -126,9 +122,8 @@
 //! The run itself first keeps `u32` distances that saturate at
 //! `u32::MAX - 1` (`DistSlot`): every relaxation reads the distance of a
 //! random vertex, and half the bytes per slot is the largest single saving
-//! on graphs whose distances outgrow the caches (a Kronecker graph of 2^20
-//! vertices at one thread, `auto`: 0.38 s instead of 0.45 s, median of 5,
-//! as GAPBS's `int32` distances). If any final distance saturated, the run
+//! on graphs whose distances outgrow the caches (as GAPBS's `int32`
+//! distances). If any final distance saturated, the run
 //! is repeated with `u64` slots; its statistics then include both runs'
 //! time and the counter `narrow_dist_saturated_reruns`.
 
@@ -258,12 +253,12 @@ trait DistSlot: Sync + Send + Sized {
     /// improved.
     fn lower(&self, candidate: u64) -> bool;
     /// [`DistSlot::lower`] as a load and a store, no atomic
-    /// read-modify-write (a `lock cmpxchg` was 12 % of the operator's
-    /// samples on Slashdot at one thread). Exact when the caller is the only
-    /// writer of the slot (a pool of one worker): no store can come between
-    /// the load and the store. With several writers a concurrent store may
-    /// overwrite this one, so a run uses it there only with its stores
-    /// logged and rechecked ([`Lowering`]).
+    /// read-modify-write (a `lock cmpxchg` stalls the core until its
+    /// store buffer drains, even without contention). Exact when the caller
+    /// is the only writer of the slot (a pool of one worker): no store can
+    /// come between the load and the store. With several writers a
+    /// concurrent store may overwrite this one, so a run uses it there
+    /// only with its stores logged and rechecked ([`Lowering`]).
     fn lower_plain(&self, candidate: u64) -> bool;
     fn into_value(self) -> Self::Value;
 }

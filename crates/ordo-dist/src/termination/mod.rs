@@ -1,6 +1,6 @@
 //! Distributed termination detection by counting every work item: the
-//! counters each worker thread keeps ([`WorkCounters`]) and the waves rank 0
-//! runs over them ([`Detector`]).
+//! counters each worker thread keeps (`WorkCounters`) and the waves rank 0
+//! runs over them (`Detector`).
 //!
 //! Every work item is counted once as *created* — by the thread that makes
 //! it, before it leaves that thread — and once as *finished* — by the thread

@@ -22,10 +22,9 @@
 //! sleeper, takes the lock (so the waiter is blocked by then, or has not
 //! yet checked) and notifies. The leader takes no lock when nobody sleeps,
 //! and the state word has a cache line of its own, which the waiters'
-//! spinning reads then share with nothing the leader writes (before, the
-//! lock and the decision could sit beside it: SSSP at two threads, medians
-//! of 7 interleaved processes, grid 1000×1000 40.4 → 39.4 ms, Slashdot
-//! 5.16 → 5.03 ms). Abort sets its flag under the lock. The wait also
+//! spinning reads then share with nothing the leader writes (the lock and
+//! the decision, beside it, would make every spinning read miss while the
+//! leader decides). Abort sets its flag under the lock. The wait also
 //! times out every millisecond, as a second guard.
 //!
 //! # Work that appears while a thread sleeps
@@ -42,10 +41,9 @@
 //! either the sleeper sees the work and does not block, or the filer sees
 //! the sleeper and notifies it under the lock (which the sleeper holds from
 //! its check until it blocks, so the notification cannot fall in between).
-//! Without this, the measured cost was a whole round on one thread: a
-//! breadth-first search of an R-MAT graph of 2^20 vertices at bucket width
-//! 4 and two threads ran at the speed of one (one thread slept through the
-//! only two rounds).
+//! Without this, a round whose work appears late can run on one thread
+//! while the others sleep through it: a breadth-first search with one
+//! fanning bucket per level would run at the speed of one thread.
 
 use std::time::Duration;
 

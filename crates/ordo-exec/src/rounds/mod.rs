@@ -37,16 +37,11 @@
 //!
 //! Sharing only on demand keeps a thread on the vertices its own tasks just
 //! touched and spares every task the trip through a pile (a lock per chunk
-//! and a copy). Against filing every bucket into the pile at the start of
-//! the round, at two threads (medians of 7–11 interleaved processes): SSSP on
-//! Luxembourg 1.3 → 1.1 ms, Slashdot 4.3 → 4.0, FLA 31.6 → 29.9, Kronecker
-//! scale 20 116 → 111, road graph of 4·10^6 vertices 134 → 128, grid
-//! 1000×1000 38.7 → 38.3; BFS on R-MAT 2^20 36.9 → 34.5, MST on a road graph
-//! of 250,000 vertices 115 → 111, PageRank on Slashdot 76 → 72. Looking every
-//! 64 tasks instead of 8 lost on Luxembourg (1.5 ms), whose tasks follow
-//! long chains: a waiting thread waited that much longer. (Own tasks first
-//! also measured better than stealing first when every bucket went through
-//! the pile: PageRank on Slashdot at two threads 86.8 → 81.4 ms.)
+//! and a copy), which filing every bucket into the pile at the start of the
+//! round would cost every task. [`LOOK_EVERY`] is small because a task may
+//! follow a long chain of low-degree vertices (road networks): between two
+//! looks a waiting thread waits for that many tasks. Measurements:
+//! `docs/design/2026-11-30-auto-rounds.md`.
 //!
 //! # Running ahead
 //! A thread that waits at the barrier with nothing to help with runs its
@@ -56,15 +51,9 @@
 //! Those tasks would most likely run in the next round anyway; running them
 //! now turns waiting into work. It runs none of the round's own keys (a
 //! thread stopped by the fusion limit keeps them for the next round) and
-//! nothing further ahead, whose distances are less likely final. At two
-//! threads 4–7 % of the tasks run this way on grid and FLA, and the task
-//! counts stay within 0.2 %; times (medians of 7 interleaved processes):
-//! a road graph of 4·10^6 vertices 155.9 → 150.2 ms, FLA 35.7 → 35.0,
-//! Luxembourg 1.58 → 1.54, Slashdot 5.24 → 5.18, grid 1000×1000 and
-//! Kronecker scale 20 within 1 %; BFS on R-MAT 2^20, PageRank and PR-D on
-//! Slashdot, MST on a road graph of 250,000 vertices and on Luxembourg
-//! within 1 %. (A window of four spans, or no limit, measured the same as
-//! one.)
+//! nothing further ahead, whose distances are less likely final (a wider
+//! window gained nothing when measured). Running ahead changes which thread
+//! runs a task and when, and barely how many tasks run.
 //!
 //! # Several keys per round
 //! (For an operator whose priorities are levels, one key per round and a
@@ -84,18 +73,11 @@
 //! bucket, below which it never narrows (`ordo_sched::auto::rounds`, "A
 //! floor under a split span"); BFS's rounds have one key, of width 1 on a
 //! road graph.
-//! At two threads, with the default target, one key against 16 (the same
-//! build, `auto:keys=1` against `auto:keys=16`): SSSP tasks on the road
-//! graph of 4·10^6 vertices 3.04 → 2.76 million in 5,711 → 5,140 rounds,
-//! FLA 733,600 → 713,600, Luxembourg 17,500 → 15,000, grid 1000×1000
-//! 1.352 → 1.329 million; Slashdot 112,600 → 116,000 tasks in 267 → 128
-//! rounds, Kronecker scale 20 1.341 → 1.349 million. Times (medians of 9
-//! interleaved processes): grid 41.6 → 34.2 ms; the road graph, FLA,
-//! Slashdot, Kronecker, Luxembourg, BFS and A* on the road graph, MST and
-//! PageRank within this machine's noise. More keys make buckets too small
-//! to be batches: 1,024 keys per round ran about one task per bucket and
-//! took 2.5 times as long on grid, FLA and the road graph; 32 already lost
-//! on the road graph and FLA (133 and 33 ms against 126 and 30 at 16).
+//! Several keys let a span stay wide (few barriers) while each thread runs
+//! its own tasks in a finer order (fewer re-runs). Many more keys make
+//! buckets too small to be batches: a bucket of about one task pays the
+//! bucket's overhead per task. Why 16:
+//! `docs/design/2026-11-30-auto-rounds.md`.
 //!
 //! # Fusion and its limit
 //! Running the tasks a thread pushes into the round's keys in the same round
@@ -110,15 +92,13 @@
 //! [`RoundsConfig::fusion_limit`] tasks in it (four times its share of the
 //! round target); past that, it finishes what it took and goes to the
 //! barrier with its new tasks still queued, and when they include tasks of
-//! the round's first key the next round begins at that key again. A round is then about one generation long on every thread, as one
-//! thread's batches are. PageRank on R-MAT 2^14 at two threads ran 72,500
-//! tasks without the limit against 69,900 with it (`obim` 69,700, one
-//! thread 69,800), PageRank on Slashdot 795,000 against 714,000, PR-D on
-//! Slashdot 800,000 against 725,000; SSSP rounds hold a few hundred tasks
-//! per thread and rarely reach the limit (task counts within 1 % on grid,
-//! FLA, Luxembourg; road graph of 4·10^6 vertices 3.04 → 3.00 million). A
-//! limit of twice the share cut SSSP's chains too (road graph 3.32
-//! million). The leader does not change the width after a round cut short
+//! the round's first key the next round begins at that key again. A round
+//! is then about one generation long on every thread, as one thread's
+//! batches are, and PageRank runs about the tasks one thread runs. SSSP's
+//! rounds hold a few hundred tasks per thread and rarely reach the limit;
+//! a tighter limit would cut SSSP's chains too
+//! (`docs/design/2026-11-30-auto-rounds.md`).
+//! The leader does not change the width after a round cut short
 //! ([`RoundController::on_part`]): the parts of one key's round count as
 //! one round, so the tasks a cut leaves queued are not redistributed by a
 //! narrowing they did not call for. Tasks left only in the round's later
@@ -128,8 +108,7 @@
 //! one thread) calls the operator's prefetch hints ([`Operator::prefetch`]
 //! 16 tasks ahead, [`Operator::prefetch_dependent`] 4 ahead), so the cache
 //! misses that start consecutive tasks overlap instead of following one
-//! another (SSSP at one thread: Kronecker scale 20 428 → 337 ms, grid
-//! 1000×1000 77.6 → 65.9 ms; BFS on Kronecker 285 → 144 ms).
+//! another.
 //!
 //! # Plain stores
 //! On more than one thread the rounds turn each context's store log on
@@ -154,9 +133,8 @@
 //! is a plain push everywhere else, so the other schedulers' order stays
 //! what the papers describe). A continuation counts as pushed and popped
 //! (`continued_tasks`), and each task continues at most one other. Boruvka
-//! on Luxembourg's roads ran 32.7 → 26.6 ms at one thread and 56.1 → 39.4
-//! at two (`lifo` 27.4 and 38.2), on a road graph of 250,000 vertices
-//! 112.5 → 109.3 and 162.9 → 158.2 (medians of 7 interleaved processes).
+//! gains what newest-first order (`lifo`) gains there, without giving up
+//! the rounds' order elsewhere (`docs/design/2026-11-30-auto-rounds.md`).
 //!
 //! Buckets, piles and batches hold entries: a task with its priority. An
 //! operator whose priorities all lie below 2^32
@@ -175,13 +153,14 @@
 //! ended, how many tasks it ran and where the next one starts
 //! (`round_log`), reported as the traces `round_tasks` and `round_level`
 //! over microseconds, at most 256 points each, which `ordo plot` draws.
-//! They show where a run's time goes: on Slashdot at two threads the first
-//! 16 of 123 rounds, the hubs near the source, take five sixths of it.
+//! They show where a run's time goes, e.g. whether the first rounds near a
+//! source with high-degree neighbours take most of it.
 //!
 //! # Why rounds
 //! With per-thread buckets and no barrier (`auto:mode=async`), threads drift
-//! apart in priority and keep taking work from each other; on two cores
-//! that cost 30–50 % of the run (the cycle breakdown's Deq share). A round
+//! apart in priority and keep taking work from each other, and the cycle
+//! breakdown's Deq share shows that cost (measured in
+//! `docs/design/2026-11-27-simulator-turns-and-cycles.md`). A round
 //! shares work only when a thread has run out, in chunks of 8 to 64 tasks
 //! through one lock per chunk, and the barrier costs one synchronisation
 //! per round, which the controller amortises by keeping enough tasks per

@@ -4,8 +4,8 @@
 //! Why: an idle scan becomes active in the termination word, pops, and goes
 //! idle again, and two overlapping scans make each other fail (each sees the
 //! other as active). With far more threads than cores, unbounded scanners
-//! overlap almost always, and both termination and the work itself starve
-//! (a 3-vertex SSSP took 42 s at 2000 threads). With at most `k` scanners
+//! overlap almost always, and both termination and the work itself starve:
+//! even a run of a few tasks takes seconds. With at most `k` scanners
 //! (`k` = the cores, or the threads when fewer), idling costs what it costs
 //! on a machine that is not oversubscribed, whatever the thread count.
 //!

@@ -39,10 +39,10 @@ impl FileBytes<'static> {
         // readahead, and where the kernel reads the file now (not cached),
         // 2 MiB folios. A `.ordo` file is mapped again by its own loader,
         // which gets huge pages where the page cache holds 2 MiB folios
-        // (`crate::binary`): on Linux 6.18, after a first read of the
-        // header alone with sequential readahead, 216.0 of a Kronecker
-        // graph's 259.6 MB came in huge pages, after this one 257.9 (the
-        // file not cached before). Parsers of text ask for sequential
+        // (`crate::binary`); a first read of the header alone with
+        // sequential readahead would have brought the file into the cache
+        // in small folios, and most of it would then map with small pages.
+        // Parsers of text ask for sequential
         // readahead afterwards ([`FileBytes::read_sequentially`]).
         crate::huge_pages::advise_before_reading(&map);
         let _ = map.advise(memmap2::Advice::Random);

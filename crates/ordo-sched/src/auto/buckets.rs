@@ -104,10 +104,9 @@ pub struct Buckets<T, W: PrioWord = Prio> {
     far_min: Prio,
     /// Tasks handed out so far (popped, taken, split off or drained): with
     /// the queued ones, every push ([`Buckets::pushes`]). Counted per
-    /// bucket handed out rather than per push: the counters a push used to
-    /// increment cost a bare Δ-stepping loop over these buckets 8 % of its
-    /// time on Florida's roads (one thread), and `auto`'s SSSP 1–3 % at two
-    /// threads (grid 1000×1000, Slashdot, Kronecker scale 20).
+    /// bucket handed out rather than per push: a push is a handful of
+    /// instructions, and counters incremented on it were a visible share of
+    /// SSSP's time (`docs/design/2026-11-30-auto-rounds.md`).
     handed_out: u64,
     /// Pushes below the current bucket.
     below_pushes: u64,
@@ -129,8 +128,8 @@ pub(crate) struct PushCounts {
 /// Tasks a bucket's first allocation holds. A bucket grows by doubling from
 /// nothing otherwise (4, 8, 16, ... for 16-byte tasks), and with one bucket
 /// per distance (SSSP at width 1, weights up to 255: ~255 filling at once)
-/// nearly every bucket of a run is new: reallocation and copying took
-/// 4.5 % of SSSP on Slashdot at one thread. 1024 slots of 32 tasks of 16
+/// nearly every bucket of a run is new, and growing each from nothing
+/// reallocates and copies it several times. 1024 slots of 32 tasks of 16
 /// bytes are 512 KiB at most.
 const FIRST_CAPACITY: usize = 32;
 

@@ -15,7 +15,7 @@
 //!   ρ-stepping (Dong et al., SPAA'21) processes about ρ vertices per step;
 //!   PMOD (Yesil et al., SC'19, §4) merges and splits priority levels by
 //!   observed bag occupancy. Here the width is steered toward a number of
-//!   tasks per bucket ([`adapt`]).
+//!   tasks per bucket (`adapt`).
 //! - Giving work only when asked (work requesting rather than always-public
 //!   deques): private deques of Acar, Charguéraud and Rainey (PPoPP'13).
 //!
@@ -23,13 +23,13 @@
 //! - A push appends `(prio, task)` to bucket `prio >> shift` of the
 //!   thread's ring ([`buckets`]); a pop takes the newest task of the current
 //!   bucket, and when it is empty moves to the next occupied bucket (a
-//!   bitmap scan). At a bucket change the width controller ([`adapt`]) may
+//!   bitmap scan). At a bucket change the width controller (`adapt`) may
 //!   change `shift` (each thread its own).
 //! - A thread that has no work, or that moves to a bucket while another
 //!   thread works at a lower level, posts a *want* (the level it would work
 //!   at). While some thread wants, working threads look at the wants at
 //!   their pops and one whose level is more urgent moves half of its current
-//!   bucket into its stash ([`stash`]), where the asking thread takes it.
+//!   bucket into its stash (`stash`), where the asking thread takes it.
 //! - At each bucket change a thread first takes any offered batch more
 //!   urgent than its next bucket.
 //! - `flush` (and dropping a handle) moves everything private into the
@@ -600,7 +600,7 @@ impl<T: Send> Handle<T> for AutoHandle<'_, T> {
 
     /// The buckets and the overflow are unpublished; `popbuf` holds tasks
     /// claimed from this thread's pile (or a current bucket of at most
-    /// [`SMALL_BUCKET`] tasks).
+    /// `SMALL_BUCKET` tasks).
     fn private_tasks(&self) -> PrivateTasks {
         PrivateTasks { unpublished: self.buckets.len(), claimed: self.popbuf.len() }
     }

@@ -2,7 +2,7 @@
 //! priorities the next round covers, chosen from how many tasks the last
 //! rounds ran, and in how many bucket keys each thread walks it (with
 //! several threads, [`RoundsConfig::keys`]; alone, one key per bucket). The
-//! rounds themselves are run by `ordo-exec`, whose module docs measure the
+//! rounds themselves are run by `ordo-exec`, whose module docs explain the
 //! keys per round.
 //!
 //! # Why tasks per round
@@ -32,43 +32,25 @@
 //! only adds rounds, each a barrier and a wait for the last task. So a
 //! span walked in keys is never narrowed below [`MIN_SPLIT_SPAN_SHIFT`]
 //! (4 priorities). The floor binds only where a single priority holds more
-//! tasks than a round wants, SSSP on the power-law graphs with weights up
-//! to 255 (Slashdot: up to about 1,400 tasks per priority near the source,
-//! 450 later, against a target of 512 at two threads); on roads, the grid
-//! and Florida, and for PageRank, Boruvka and BFS (one key per round), it
-//! never did. SSSP at two threads against the same build without the floor
-//! (interleaved processes of 11 runs, medians of per-round ratios):
-//! Slashdot 0.974 (21 rounds), 0.965 and 0.967 (13 rounds each), and 0.985
-//! for the final build (faster in 19 of 21); Kronecker scale 20 (source 1)
-//! 0.953 and 1.002 (9 and 11 rounds of 5 runs), within this machine's
-//! noise. Slashdot's rounds at two threads fall from about 212 to 99, with
-//! the same tasks. Floors of 2 and 16 priorities measured 0.955 and
-//! 0.929–0.979 on Slashdot, 8 measured 0.965–0.970 on Kronecker and
-//! Slashdot; 4 is the narrowest that gained on both.
+//! tasks than a round wants: SSSP on power-law graphs with small weights
+//! (a social network's hubs near the source). On roads, the grid and
+//! Florida, and for PageRank, Boruvka and BFS (one key per round), it does
+//! not bind. Where it binds, the run has about half the rounds with the
+//! same tasks; 4 is the narrowest floor that gained on both power-law
+//! inputs measured (`docs/design/2026-11-30-auto-rounds.md`).
 //!
 //! The same floor holds for the keys themselves: a key is never narrower
 //! than 4 priorities. A span of 4 is then one bucket, run in push order,
 //! rather than four buckets of one priority each, a span of 16 (where a
 //! single source starts) four keys of 4, and only spans of 64 priorities or
-//! more have 16 keys. On Slashdot at two threads a fixed bucket of 4 with
-//! one key per round (`auto:shift=2,keys=1`) ran the hubs' phase 10–19 %
-//! faster than four keys of 1 with the same tasks; with the floor under the
-//! keys the tasks a thread shares with a waiting one fall from
-//! 12,400–16,600 to 9,100–10,300 (medians of 9–11 processes). Against the
-//! build before (SSSP at two threads, interleaved processes of 11 runs on
-//! Slashdot, 5 elsewhere, medians of per-round ratios): Slashdot 0.962
-//! (faster in 16 of 21 rounds), 0.955 and 0.945 in two runs of a scratch
-//! build switching it by an environment variable; Kronecker scale 20 1.006
-//! (21 rounds; 111 rounds instead of 272, 2 % more tasks), grid 1000×1000
-//! 1.009, FLA 0.939, Luxembourg 0.963, road graph of 4·10^6 vertices 0.948
-//! (13 rounds each; on these four the floor binds only in the first rounds,
-//! whose spans are narrower than 64); A* on Luxembourg 0.925 and on the
-//! road graph 0.937, PR-D on Slashdot 0.968 (9 rounds). A single thread (no
-//! keys) and BFS (one key per round, no floor) are unchanged. Starting a
-//! single source's runs at one key of 4 instead of four measured 0.985
-//! against this on Slashdot and 1.002 on Luxembourg, and changed the widths
-//! the simulator's runs of 16 and 64 threads settle at (a grid 300×300 at
-//! 16 threads 27 % more tasks); it was left out.
+//! more have 16 keys. One bucket of 4 run in push order costs less than
+//! four buckets of one priority each holding the same tasks (fewer buckets
+//! filling at once, fewer hand-overs to a waiting thread), and a thread
+//! walks a span of 4 in priority order no better than in push order. On
+//! roads, the grid and Florida the floor binds only in the first rounds,
+//! whose spans are narrower than 64. A single thread (no keys) and BFS
+//! (one key per round, no floor) are unaffected
+//! (`docs/design/2026-11-30-auto-rounds.md`).
 //!
 //! # The first round
 //! A run starts at the narrowest width that puts every initial task into
@@ -84,11 +66,7 @@
 //! in vertex order, as `fifo` runs them. PageRank's pushes keep their
 //! priorities (the ceiling minus the residual) inside the initial span,
 //! so PR and PR-D then run as one round in push order, with fewer tasks on
-//! PR-D (Slashdot at one thread: 705,333 against 858,277). Measured side by
-//! side with width-1 starts (medians of 7 interleaved processes): MST on a
-//! road graph of 250,000 vertices 175 → 109 ms at one thread, 145 → 112 ms
-//! at two; PR-D on Slashdot 163 → 123 ms at one thread; PR-D on R-MAT 2^14
-//! 31.7 → 28.3 and 28.4 → 27.2 ms; PR unchanged.
+//! PR-D (`docs/design/2026-11-30-auto-rounds.md`).
 
 use super::{DEFAULT_ROUND_KEYS, DEFAULT_ROUND_TASKS, LEVEL_ROUND_KEYS, LEVEL_ROUND_TASKS};
 use crate::Prio;
@@ -139,26 +117,12 @@ impl RoundsSpec {
     /// and re-run few vertices when a round covers several of them, while
     /// every round ends at a barrier and re-deals the threads' work, so a
     /// thread's next round starts on vertices the other thread touched.
-    /// At the defaults BFS keeps one level per round (the width cannot go
-    /// below 1): 3,424 rounds on a road graph of 4·10^6 vertices and 1,484
-    /// on a grid 1000×1000 at two threads, against 1,764 and 371 with the
-    /// settings for levels. BFS at two threads, the build before against
-    /// this one (`ordo run bfs --threads 2 --repeat 5`, medians of 7
-    /// interleaved processes, a noisy hour): grid 32.9 → 27.3 ms, road graph
-    /// 122.1 → 115.5, FLA 27.3 → 25.3, Luxembourg 2.37 → 1.98, Kronecker
-    /// scale 20 79.5 → 62.7, Slashdot 2.57 → 2.35, R-MAT 2^20 48.2 → 43.9; at
-    /// one thread (keys do not apply, the target is an eighth) FLA 39.2 /
-    /// 39.3, grid 37.1 / 37.7, the road graph 179.1 / 179.0 (9 processes).
-    /// The target comes from two sweeps with one key (5 processes each):
-    /// 1,024 and 2,048 tasks per thread within 4 % of each other on the
-    /// road graph, Luxembourg and Kronecker, 2,048 ahead on the grid (18.9
-    /// against 20.2 ms) and on FLA in one sweep (22.6 against 24.9; 23.0
-    /// against 23.1 in the other); 512 lost on FLA and 4,096 on the road
-    /// graph; 1,024 is the smaller of the two, keeping a thread's drift
-    /// (the fusion limit, four times the target) shorter. The simulator
-    /// with measured costs (`ordo sim bfs --costs measured`, grid, two
-    /// threads) counts 220,000 reads of a line of levels last written by
-    /// the other thread before and 154,000 after, and 11 % less time.
+    /// At the defaults BFS would keep one level per round (the width cannot
+    /// go below 1), about twice the rounds on a road graph and four times
+    /// on a grid. Of the round targets that did equally well for levels,
+    /// the smaller is taken, which keeps a thread's drift (the fusion
+    /// limit, four times the target) shorter
+    /// (`docs/design/2026-11-30-auto-rounds.md`).
     pub fn config(self, levels: bool) -> RoundsConfig {
         let (tasks, keys) = if levels {
             (LEVEL_ROUND_TASKS, LEVEL_ROUND_KEYS)
@@ -192,13 +156,12 @@ impl RoundsConfig {
     }
 
     /// The controller of a run on `threads` threads. With several threads a
-    /// round ends at a barrier (a microsecond or two on two cores, plus the
+    /// round ends at a barrier (a synchronisation of every thread, plus the
     /// wait for the last chunk), so it needs `tasks_per_thread` tasks per
     /// thread to pay for it; alone, a thread only moves to its next bucket
-    /// (a few tens of nanoseconds), and narrower buckets waste less work, so
-    /// its target is [`SINGLE_THREAD_DIVISOR`] times smaller (measured at one
-    /// thread: 32 tasks per round beat 16, 64 and 256 on a grid, two road
-    /// graphs and Luxembourg).
+    /// (a few loads and stores), and narrower buckets waste less work, so
+    /// its target is [`SINGLE_THREAD_DIVISOR`] times smaller (the best of
+    /// the one-thread targets tried on road-like inputs).
     pub fn controller(&self, threads: usize) -> RoundController {
         let target = match (self.adapt, threads) {
             (false, _) => 0,

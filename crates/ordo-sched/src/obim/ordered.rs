@@ -49,7 +49,7 @@
 //! # Probes and private tasks (for the simulator)
 //! Shared structures for [`crate::probe`]: the global log with its version
 //! (one structure), each thread's back-scan bound, and each bag's socket
-//! queues (probed in [`crate::bag`]). A handle's private tasks
+//! queues (probed in `crate::bag`). A handle's private tasks
 //! ([`Handle::private_tasks`]) are its unpublished push chunks (counted as
 //! they change: a sum over the dirty slots would not be O(1)) and its pop
 //! chunk (claimed; an own push chunk taken by a pop becomes claimed).

@@ -126,11 +126,12 @@ pub struct PmodConfig {
     pub merge: bool,
     /// Run unmergeCheck (`unmerge`, default true, as the paper's Fig. 4).
     ///
-    /// Unmerging alone makes PR-D 8–21× slower (tasks pushed at a coarser
-    /// level keep their coarse keys and run behind the new fine groups, so
-    /// large residuals wait and re-trigger their neighbours), which is why
-    /// the PMOD artifact compiles it out; with [`guard`](Self::guard), on by
-    /// default, that loss is gone and SSSP is unchanged (docs/results.md).
+    /// Unmerging alone makes PR-D many times slower (tasks pushed at a
+    /// coarser level keep their coarse keys and run behind the new fine
+    /// groups, so large residuals wait and re-trigger their neighbours),
+    /// which is why the PMOD artifact compiles it out; with
+    /// [`guard`](Self::guard), on by default, that loss is gone and SSSP is
+    /// unchanged (`docs/design/2026-11-27-pmod-unmerge-guard.md`).
     pub unmerge: bool,
     /// The order between bags of different merging factors (`order`,
     /// `end` = the paper's §4.2 order, or `start`).

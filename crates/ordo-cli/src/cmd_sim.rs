@@ -501,7 +501,7 @@ fn measure<A: Simulated>(
     let timed = run(ExecOptions { cycle_timing: true, ..ExecOptions::default() })?;
     let cycles = timed.total.cycles.unwrap_or_default();
     let per_us = cycles.total() as f64 / (timed.time_s * 1e6).max(1e-9);
-    // Short runs are noisy: at least 5, and at least 0.3 s of them.
+    // Short runs are noisy: at least 5, and at least three tenths of a second of them.
     let (mut fastest, mut spent, mut runs) = (f64::INFINITY, 0.0, 0);
     while runs < 5 || (spent < 0.3 && runs < 100) {
         let time_s = run(ExecOptions::default())?.time_s;

@@ -1,6 +1,6 @@
 //! The A* distance estimate: an admissible lower bound on the weighted
 //! distance to the target, built from vertex coordinates (PMOD paper §5.3,
-//! "A*"; the SMQ artifact's astar uses 0.75 × an equirectangular distance in
+//! "A*"; the SMQ artifact's astar uses three quarters of an equirectangular distance in
 //! metres — here the factor is derived from the
 //! graph instead of fixed, so admissibility holds by construction).
 //!

@@ -4,7 +4,7 @@
 //!
 //! # Why tasks per bucket
 //! The best Δ of Δ-stepping differs by orders of magnitude between inputs
-//! (about 15× the mean weight on road networks, 0.02× on Kronecker graphs)
+//! (about 15 times the mean weight on road networks, a fiftieth of it on Kronecker graphs)
 //! because what matters is not the weights but how many tasks a bucket
 //! gets: too few and the per-bucket cost (finding the next bucket, for a
 //! parallel run the hand-over of work) dominates; too many and tasks run

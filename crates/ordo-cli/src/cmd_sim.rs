@@ -90,6 +90,11 @@ pub(crate) struct SimArgs {
     #[arg(long, default_value_t = 0)]
     source: u64,
 
+    /// The SSSP / A* operator modelled: `paper` (PMOD Fig. 1b, the only
+    /// one the simulator has); recorded as the `operator` field.
+    #[arg(long, default_value = "paper")]
+    operator: String,
+
     /// Target vertex of A* (0-based); default: a far vertex chosen
     /// deterministically, as `ordo run` does.
     #[arg(long)]
@@ -166,6 +171,16 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
         _ => None,
     };
     let mut params = Params::new().with("source", args.source.to_string());
+    if A::PARAMS.iter().any(|p| p.name == "operator") {
+        let operator: ordo_algos::sssp::OperatorVariant =
+            args.operator.parse().map_err(|e| anyhow::anyhow!("--operator: {e}"))?;
+        anyhow::ensure!(
+            operator == ordo_algos::sssp::OperatorVariant::Paper,
+            "--operator {operator}: ordo sim models the papers' operator only (PMOD Fig. 1b, \
+             `--operator paper`); ordo's chain following and plain stores have no simulated form"
+        );
+        params.set("operator", operator.name());
+    }
     if let Some(t) = args.target {
         params.set("target", t.to_string());
     }

@@ -285,6 +285,16 @@ fn bad_plans_give_one_line_errors_naming_the_file() {
     let cases = [
         ("unknown-key.toml", TINY.replace("verify = true", "verify = true\ncolour = \"red\""), "colour"),
         (
+            "bad-operator.toml",
+            TINY.replace("apps = [\"sssp\"]", "apps = [\"sssp\"]\noperator = \"quick\""),
+            "expected paper or fast",
+        ),
+        (
+            "operator-untaken.toml",
+            TINY.replace("apps = [\"sssp\"]", "apps = [\"bfs\"]\noperator = \"paper\""),
+            "no application of the experiment takes --operator",
+        ),
+        (
             "unknown-app.toml",
             TINY.replace("apps = [\"sssp\"]", "apps = [\"sssp\", \"nope\"]"),
             "unknown application `nope`",

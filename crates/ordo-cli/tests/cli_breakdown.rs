@@ -145,3 +145,43 @@ fn text_report_shows_the_six_classes() {
         assert!(text.contains(class), "no `{class}` in:\n{text}");
     }
 }
+
+/// `--cycles --classify` take both operators and the report says which ran;
+/// the paper's operator on a road graph runs a task for every reached
+/// vertex at its final distance (one good task each), and A* takes it too.
+#[test]
+fn the_breakdown_runs_either_operator_and_says_which() {
+    let road = "road:n=3000,seed=2";
+    for operator in ["paper", "fast"] {
+        let v = run_json(&[
+            "sssp",
+            "--gen",
+            road,
+            "--sched",
+            "obim-D",
+            "--threads",
+            "2",
+            "--cycles",
+            "--classify",
+            "--verify",
+            "--operator",
+            operator,
+        ]);
+        assert_eq!(v["operator"], operator, "{v}");
+        check_breakdown(&v["breakdown"], true);
+        assert_eq!(u64_of(&v["work_split"], "good_tasks"), u64_of(&v, "reached"), "{operator}");
+        let a = run_json(&["astar", "--gen", road, "--threads", "2", "--classify", "--operator", operator]);
+        assert_eq!(a["operator"], operator, "{a}");
+    }
+    let v = run_json(&["sssp", "--gen", road, "--threads", "2"]);
+    assert_eq!(v["operator"], "fast", "the default");
+    let out = Command::cargo_bin("ordo")
+        .unwrap()
+        .args(["run", "sssp", "--gen", road, "--operator", "quick"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("expected paper or fast"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

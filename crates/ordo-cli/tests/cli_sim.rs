@@ -166,6 +166,8 @@ fn text_report_and_errors() {
         (vec!["sssp", "--gen", ROAD, "--costs", "task=1"], "--costs `task=1`: `edge` is missing"),
         (vec!["sssp", "--gen", ROAD, "--costs", "measured,pop=x"], "`pop=x`: not a whole number of cycles"),
         (vec!["sssp", "--gen", ROAD, "--costs", "measuredx"], "--costs `measuredx`"),
+        (vec!["sssp", "--gen", ROAD, "--operator", "fast"], "models the papers' operator only"),
+        (vec!["astar", "--gen", ROAD, "--operator", "x"], "expected paper or fast"),
         (
             vec!["sssp", "--gen", ROAD, "--costs", "measured", "--policy", "random"],
             "--policy random does not apply",
@@ -295,4 +297,14 @@ fn ordo_plot_draws_simulated_records_next_to_measured_ones() {
             .unwrap_or_else(|| panic!("no {kind} plot in {index}"));
         check_image(&plots.join(format!("{stem}.png")));
     }
+}
+
+#[test]
+fn records_say_the_papers_operator_is_modelled() {
+    for app in ["sssp", "astar"] {
+        let lines = sim_json(&[app, "--gen", ROAD, "--sched", "obim", "--vthreads", "2"]);
+        assert_eq!(lines[0]["operator"], "paper", "{app}: {}", lines[0]);
+    }
+    let bfs = sim_json(&["bfs", "--gen", ROAD, "--sched", "obim", "--vthreads", "2"]);
+    assert!(bfs[0].get("operator").is_none(), "BFS has no operator choice");
 }

@@ -15,10 +15,18 @@
 //! `docs/design/2026-11-26-executor-costs.md`). Worker 0 also starts with
 //! the caches of the thread that just prepared the run's data.
 //!
-//! In a pinned pool, worker `i > 0` stays on its core for good, and the
-//! caller is pinned to worker 0's core for the length of its share and gets
-//! its own affinity back afterwards (Linux; elsewhere the caller is not
-//! pinned and [`Pool::pinned`] says so).
+//! In a pinned pool, worker `i` runs on the CPU
+//! [`ordo_sched::affinity::cpu_of_thread`]`(i)` gives — the `i`-th CPU of
+//! the process's affinity mask — which is the CPU [`Topology`] places
+//! thread `i` on, so the socket a scheduler assigns to worker `i` is the
+//! socket it runs on. Workers `i > 0` stay there for good; the caller is
+//! pinned to worker 0's CPU for the length of its share and gets its own
+//! affinity back afterwards (Linux; elsewhere nothing is pinned and
+//! [`Pool::pinned`] says so). The placement does not depend on where the
+//! process started or on earlier pools; processes that must not share
+//! CPUs are started with disjoint masks (`taskset`).
+//!
+//! [`Topology`]: ordo_sched::topology::Topology
 //!
 //! # Waiting
 //! A worker that finished its share spins for a while ([`SPIN_BEFORE_SLEEP`])
@@ -35,6 +43,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use ordo_sched::affinity;
 
 /// How long a thread that waits for a job (a worker) or for the end of one
 /// (the caller) spins before it blocks.
@@ -105,14 +115,12 @@ impl PoolBuilder {
         self
     }
 
-    /// Pin each worker to its own core (default on): worker `i` of the first
-    /// pool of the process on the `i`-th core counted from the one the
-    /// process ran on when it created that pool (worker 0, the caller, only
-    /// while it runs its share), so processes the OS started on different
-    /// cores stay apart; later pools rotate on from where the previous one
-    /// ended, so concurrently alive pools spread over the cores.
-    /// Pinning is only attempted when there are at most as many workers as
-    /// cores; whether it worked is reported by [`Pool::pinned`].
+    /// Pin each worker to its own core (default on): worker `i` on the CPU
+    /// the topology places thread `i` on, the `i`-th of the process's
+    /// affinity mask (worker 0, the caller, only while it runs its share);
+    /// see the module docs. Pinning is only attempted when there are at most
+    /// as many workers as CPUs; whether it worked is reported by
+    /// [`Pool::pinned`].
     pub fn pin(mut self, pin: bool) -> Self {
         self.pin = pin;
         self
@@ -175,24 +183,6 @@ impl Shared {
     }
 }
 
-/// Where the next pinned pool's worker 0 goes (modulo the core count),
-/// counted from the process's first core ([`first_core`]).
-static NEXT_PIN_BASE: AtomicUsize = AtomicUsize::new(0);
-
-/// Index in `cores` of the core the process's first pinned pool starts on:
-/// the core the creating thread ran on then, fixed for the process.
-///
-/// Starting every process on the first core would stack concurrent
-/// processes on it: two one-thread runs started together would share one
-/// core although the OS had placed them on two idle ones. A new process
-/// starts on the core the OS chose for it, an idle one if there is.
-fn first_core(cores: &[core_affinity::CoreId]) -> usize {
-    static FIRST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *FIRST.get_or_init(|| {
-        caller_pin::current_cpu().and_then(|cpu| cores.iter().position(|core| core.id == cpu)).unwrap_or(0)
-    })
-}
-
 thread_local! {
     /// The pool (address of its shared state) this thread is a worker of, or 0.
     static WORKER_OF: Cell<usize> = const { Cell::new(0) };
@@ -206,8 +196,8 @@ pub struct Pool {
     broadcast_lock: Mutex<()>,
     /// Workers 1 and up.
     workers: Vec<JoinHandle<()>>,
-    /// The core worker 0 (the caller) runs on, in a pinned pool.
-    caller_core: Option<core_affinity::CoreId>,
+    /// The CPU worker 0 (the caller) runs on, in a pinned pool.
+    caller_cpu: Option<usize>,
     pinned: bool,
 }
 
@@ -268,21 +258,16 @@ impl Pool {
             generation_hint: AtomicU64::new(0),
             running_hint: AtomicUsize::new(0),
         });
-        let cores = if pin { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
-        let pin = pin && !cores.is_empty() && threads <= cores.len() && caller_pin::SUPPORTED;
-        // The first pool of the process puts worker i on the i-th core from
-        // the one the process runs on; later pools start where the previous
-        // one ended, so that pools alive at the same time (tests running in
-        // parallel) do not all stack on one core.
-        let base =
-            if pin { first_core(&cores) + NEXT_PIN_BASE.fetch_add(threads, Ordering::Relaxed) } else { 0 };
-        let pin_to = |i: usize| pin.then(|| cores[(base + i) % cores.len()]);
+        let cpus = affinity::process_cpus().len();
+        let pin = pin && affinity::SUPPORTED && threads <= cpus;
+        // The topology's placement, so that sockets and cores match.
+        let pin_to = |i: usize| if pin { affinity::cpu_of_thread(i) } else { None };
         let (pinned_tx, pinned_rx) = mpsc::channel::<bool>();
         let mut pool = Pool {
             shared: shared.clone(),
             broadcast_lock: Mutex::new(()),
             workers: Vec::new(),
-            caller_core: pin_to(0),
+            caller_cpu: pin_to(0),
             pinned: false,
         };
         for index in 1..threads {
@@ -292,7 +277,7 @@ impl Pool {
             let worker = std::thread::Builder::new()
                 .name(format!("ordo-worker-{index}"))
                 .spawn(move || {
-                    let pinned = core.is_some_and(core_affinity::set_for_current);
+                    let pinned = core.is_some_and(affinity::pin_current_thread);
                     let _ = pinned_tx.send(pinned);
                     drop(pinned_tx);
                     worker_main(&shared, index);
@@ -304,7 +289,7 @@ impl Pool {
         let pinned_count = pinned_rx.iter().take(threads - 1).filter(|&p| p).count();
         pool.pinned = pin && pinned_count == threads - 1;
         if !pool.pinned {
-            pool.caller_core = None;
+            pool.caller_cpu = None;
         }
         Ok(pool)
     }
@@ -418,7 +403,7 @@ impl Pool {
     /// panic, not deadlock) and, in a pinned pool, runs on worker 0's core.
     fn run_own_share(&self, job: &(dyn Fn(usize) + Sync)) -> std::thread::Result<()> {
         let previous = WORKER_OF.with(|w| w.replace(Arc::as_ptr(&self.shared) as usize));
-        let pin = self.caller_core.and_then(caller_pin::CallerPin::pin);
+        let pin = self.caller_cpu.and_then(affinity::CallerPin::pin);
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| job(0)));
         drop(pin);
         WORKER_OF.with(|w| w.set(previous));
@@ -507,82 +492,4 @@ impl Drop for Pool {
 /// Number of cores the OS lets this process use (at least 1).
 pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Pinning the calling thread to worker 0's core for the length of its
-/// share, and restoring its own affinity afterwards.
-#[cfg(target_os = "linux")]
-mod caller_pin {
-    /// Whether the caller can be pinned and restored on this platform.
-    pub(super) const SUPPORTED: bool = true;
-
-    /// The CPU the calling thread runs on, if the system says.
-    pub(super) fn current_cpu() -> Option<usize> {
-        // SAFETY: `sched_getcpu` takes no argument and only reads the
-        // calling thread's state; a negative result is an error.
-        let cpu = unsafe { libc::sched_getcpu() };
-        usize::try_from(cpu).ok()
-    }
-
-    /// The calling thread's affinity before [`CallerPin::pin`]; dropping
-    /// this restores it.
-    pub(super) struct CallerPin {
-        saved: libc::cpu_set_t,
-    }
-
-    impl CallerPin {
-        /// Pins the calling thread to `core`; `None` (nothing changed) if it
-        /// already runs on that core only, or if the system refused.
-        pub(super) fn pin(core: core_affinity::CoreId) -> Option<CallerPin> {
-            let size = std::mem::size_of::<libc::cpu_set_t>();
-            if core.id >= 8 * size {
-                return None;
-            }
-            // SAFETY: `cpu_set_t` is a plain bit array, valid when zeroed;
-            // `sched_getaffinity` and `sched_setaffinity` (pid 0: the calling
-            // thread) read or write exactly `size` bytes of the sets passed,
-            // and `CPU_SET` writes bit `core.id < 8 * size` of `only`.
-            unsafe {
-                let mut saved: libc::cpu_set_t = std::mem::zeroed();
-                if libc::sched_getaffinity(0, size, &mut saved) != 0 {
-                    return None;
-                }
-                let mut only: libc::cpu_set_t = std::mem::zeroed();
-                libc::CPU_SET(core.id, &mut only);
-                if libc::CPU_EQUAL(&saved, &only) || libc::sched_setaffinity(0, size, &only) != 0 {
-                    return None;
-                }
-                Some(CallerPin { saved })
-            }
-        }
-    }
-
-    impl Drop for CallerPin {
-        fn drop(&mut self) {
-            // SAFETY: as in `pin`; `saved` is the set the system gave back.
-            // If the restore fails the thread stays on worker 0's core, which
-            // is still a core it was allowed on.
-            unsafe {
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.saved);
-            }
-        }
-    }
-}
-
-/// Elsewhere the caller is not pinned (and no pool reports itself pinned).
-#[cfg(not(target_os = "linux"))]
-mod caller_pin {
-    pub(super) const SUPPORTED: bool = false;
-
-    pub(super) fn current_cpu() -> Option<usize> {
-        None
-    }
-
-    pub(super) struct CallerPin;
-
-    impl CallerPin {
-        pub(super) fn pin(_core: core_affinity::CoreId) -> Option<CallerPin> {
-            None
-        }
-    }
 }

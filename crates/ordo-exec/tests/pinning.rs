@@ -1,60 +1,93 @@
-//! Where a pinned pool puts its workers: the process's first pool starts on
-//! the core the process runs on, so processes the OS placed on different
-//! cores do not stack on one. (Its own test binary: the first pool of the
-//! process is the one under test.)
+//! Where a pinned pool puts its workers: worker `i` on the CPU the topology
+//! places thread `i` on, whatever CPU the process started on and however
+//! many pools exist before, so that the socket a scheduler assigns to a
+//! worker is the socket it runs on. (Its own test binary: it moves the test
+//! thread between CPUs.)
 
 #![cfg(target_os = "linux")]
 
+use std::path::Path;
 use std::sync::Mutex;
 
 use ordo_exec::Pool;
+use ordo_sched::affinity::{self, current_cpu};
+use ordo_sched::topology::Topology;
 
-/// The CPU the calling thread runs on.
-fn current_cpu() -> usize {
-    // SAFETY: `sched_getcpu` takes no argument and reads only the calling
-    // thread's state.
-    let cpu = unsafe { libc::sched_getcpu() };
-    usize::try_from(cpu).expect("sched_getcpu failed")
+/// The CPU each worker of `pool` ran on, seen from inside the worker, over
+/// a few runs (a worker that ran on two CPUs fails the test).
+fn cpus_seen_by_workers(pool: &Pool) -> Vec<usize> {
+    let seen = Mutex::new(vec![Vec::new(); pool.threads()]);
+    for _ in 0..5 {
+        pool.broadcast(&|i| seen.lock().unwrap()[i].push(current_cpu().expect("sched_getcpu failed")));
+    }
+    let seen = seen.into_inner().unwrap();
+    seen.iter()
+        .enumerate()
+        .map(|(i, cpus)| {
+            assert!(cpus.windows(2).all(|w| w[0] == w[1]), "pinned worker {i} moved: {cpus:?}");
+            cpus[0]
+        })
+        .collect()
 }
 
-/// Restricts the calling thread to `cpus`; false if the system refused.
-fn set_affinity(cpus: &[usize]) -> bool {
-    // SAFETY: `cpu_set_t` is a plain bit array, valid when zeroed; `CPU_SET`
-    // writes one bit below `CPU_SETSIZE` (checked), and `sched_setaffinity`
-    // (pid 0: the calling thread) reads exactly `size_of::<cpu_set_t>()` bytes.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &cpu in cpus {
-            assert!(cpu < libc::CPU_SETSIZE as usize);
-            libc::CPU_SET(cpu, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-    }
+/// The physical package sysfs gives `cpu`, if readable.
+fn package_of(cpu: usize) -> Option<String> {
+    let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/physical_package_id");
+    std::fs::read_to_string(Path::new(&path)).ok().map(|t| t.trim().to_string())
 }
 
 #[test]
-fn the_first_pool_starts_on_the_core_the_process_runs_on() {
-    let cores: Vec<usize> =
-        core_affinity::get_core_ids().unwrap_or_default().into_iter().map(|c| c.id).collect();
-    if cores.len() < 2 {
-        eprintln!("skipped: needs two cores, this process may use {}", cores.len());
+fn workers_run_on_the_socket_the_topology_assigns() {
+    let cpus = affinity::process_cpus().to_vec();
+    if cpus.len() < 2 {
+        eprintln!("skipped: needs two CPUs, this process may use {}", cpus.len());
         return;
     }
-    let last = *cores.last().unwrap();
-    // Move this thread to the last core, then allow it every core again (a
-    // thread stays where it runs unless the OS has a reason to move it, which
-    // an idle test process rarely gives in the microseconds until the pool
-    // looks): the pool must start on the core the thread runs on, not on the
-    // first of the cores it may use.
-    assert!(set_affinity(&[last]), "could not move the test thread to core {last}");
-    assert!(set_affinity(&cores));
-    assert_eq!(current_cpu(), last);
-    let pool = Pool::builder().threads(1).pin(true).build().unwrap();
-    assert!(pool.pinned(), "a one-worker pool on a machine of {} cores should pin", cores.len());
-    let ran_on = Mutex::new(Vec::new());
-    for _ in 0..5 {
-        pool.broadcast(&|_| ran_on.lock().unwrap().push(current_cpu()));
+    // Start from the last CPU, not the first, and create pools first (as
+    // `ordo bench` does, one per thread count): neither may shift placement.
+    let last = *cpus.last().unwrap();
+    if !affinity::pin_current_thread(last) {
+        eprintln!("skipped: affinity refused");
+        return;
     }
-    let ran_on = ran_on.into_inner().unwrap();
-    assert_eq!(ran_on, vec![last; 5], "worker 0 should run on core {last}, where the process was");
+    let earlier: Vec<Pool> = [1, 2, 1].iter().map(|&t| Pool::new(t).unwrap()).collect();
+    let mut sizes = vec![2, cpus.len()];
+    sizes.dedup();
+    for threads in sizes {
+        let pool = Pool::builder().threads(threads).pin(true).build().unwrap();
+        if !pool.pinned() {
+            eprintln!("skipped: affinity refused for {threads} workers");
+            return;
+        }
+        let ran_on = cpus_seen_by_workers(&pool);
+        // A pretended two-socket machine (what `ORDO_TOPOLOGY=sockets=2` gives).
+        let pretended = Topology::parse_override("sockets=2", threads).unwrap();
+        assert_eq!(pretended.num_sockets(), 2);
+        for (i, &cpu) in ran_on.iter().enumerate() {
+            assert_eq!(Some(cpu), pretended.cpu_of_thread(i), "worker {i} of {threads}");
+            assert_eq!(
+                pretended.socket_of_cpu(cpu),
+                Some(pretended.socket_of_thread(i)),
+                "worker {i} of {threads} runs on CPU {cpu}, on another socket than the one the scheduler assigns"
+            );
+        }
+        // The detected topology: workers the scheduler puts on one socket
+        // run on CPUs of one physical package, and the other way round.
+        let detected = Topology::from_sysfs(Path::new("/sys/devices/system/cpu"), threads);
+        for i in 0..threads {
+            for j in 0..threads {
+                let (pi, pj) = (package_of(ran_on[i]), package_of(ran_on[j]));
+                if pi.is_some() && pj.is_some() {
+                    assert_eq!(
+                        detected.socket_of_thread(i) == detected.socket_of_thread(j),
+                        pi == pj,
+                        "workers {i} and {j} of {threads}: CPUs {} and {}",
+                        ran_on[i],
+                        ran_on[j]
+                    );
+                }
+            }
+        }
+    }
+    drop(earlier);
 }

@@ -28,6 +28,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
+use ordo_sched::affinity;
 use ordo_sched::topology::Topology;
 
 use crate::body::{Each, LoopBody};
@@ -179,6 +180,9 @@ pub(crate) struct Shared {
     idle_spin: Duration,
     /// Serialises loops started from outside the runtime (the root role).
     root_lock: Mutex<()>,
+    /// The CPU thread 0 runs on while it leads a loop started from outside,
+    /// set once the workers are pinned (unset: the caller is not pinned).
+    leader_cpu: OnceLock<Option<usize>>,
 }
 
 impl Shared {
@@ -408,6 +412,8 @@ impl Shared {
             self.run_loop(context.tid, context.level, level, spec, range, body);
         } else {
             let _root = self.root_lock.lock().unwrap_or_else(|e| e.into_inner());
+            // The caller is thread 0: on thread 0's CPU while it leads.
+            let _pin = self.leader_cpu.get().copied().flatten().and_then(affinity::CallerPin::pin);
             let top = self.tree.top();
             let _context = ContextGuard::set(Context { shared: self, tid: 0, level: top });
             self.run_loop(0, top, level, spec, range, body);
@@ -549,8 +555,12 @@ impl RuntimeBuilder {
         self
     }
 
-    /// Pin worker `t` to CPU `t` (default on; only when there are no more
-    /// threads than CPUs). The calling thread is never pinned.
+    /// Pin thread `t` to the CPU the topology places it on (default on; only
+    /// when there are no more threads than CPUs): the `t`-th CPU of the
+    /// process's affinity mask ([`ordo_sched::affinity`]), the same rule the
+    /// `ordo-exec` pool pins by. The calling thread, thread 0 of the loops it
+    /// starts, runs on thread 0's CPU while it leads a loop and gets its own
+    /// affinity back afterwards.
     pub fn pin(mut self, pin: bool) -> Self {
         self.pin = pin;
         self
@@ -619,13 +629,15 @@ impl RuntimeBuilder {
                 DEFAULT_IDLE_SPIN
             }),
             root_lock: Mutex::new(()),
+            leader_cpu: OnceLock::new(),
         });
-        let core_ids = if self.pin && !oversubscribed {
-            core_affinity::get_core_ids().unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        let pin = core_ids.len() >= threads;
+        let pin = self.pin
+            && !oversubscribed
+            && affinity::SUPPORTED
+            && (0..threads).all(|t| topology.cpu_of_thread(t).is_some())
+            && threads <= affinity::process_cpus().len();
+        let cpu_of: Vec<Option<usize>> =
+            (0..threads).map(|t| topology.cpu_of_thread(t).filter(|_| pin)).collect();
         let mut runtime = Runtime {
             shared: shared.clone(),
             workers: Vec::with_capacity(threads - 1),
@@ -634,14 +646,13 @@ impl RuntimeBuilder {
             pinned: pin,
         };
         let (pinned_tx, pinned_rx) = std::sync::mpsc::channel::<bool>();
-        for tid in 1..threads {
+        for (tid, &core) in cpu_of.iter().enumerate().skip(1) {
             let shared = shared.clone();
-            let core = core_ids.get(tid).copied().filter(|_| pin);
             let pinned_tx = pinned_tx.clone();
             let worker = std::thread::Builder::new()
                 .name(format!("ordo-loops-{tid}"))
                 .spawn(move || {
-                    let pinned = core.is_some_and(core_affinity::set_for_current);
+                    let pinned = core.is_some_and(affinity::pin_current_thread);
                     let _ = pinned_tx.send(pinned);
                     drop(pinned_tx);
                     let _ = shared.signals[tid].thread.set(std::thread::current());
@@ -653,6 +664,9 @@ impl RuntimeBuilder {
         }
         drop(pinned_tx);
         runtime.pinned = pin && pinned_rx.iter().take(threads - 1).all(|p| p);
+        if runtime.pinned {
+            let _ = shared.leader_cpu.set(cpu_of[0]);
+        }
         Ok(runtime)
     }
 }

@@ -21,6 +21,7 @@
 //!   structure where an operation reads or writes it (locks and
 //!   read-modify-writes are writes), so that its communication is counted.
 
+pub mod affinity;
 pub mod auto;
 pub(crate) mod bag;
 pub mod chunk;

@@ -217,12 +217,15 @@ macro_rules! schedulers {
             fn from_str(s: &str) -> Result<Self, SpecError> {
                 let s = s.trim();
                 let (name, text) = s.split_once(':').unwrap_or((s, ""));
+                let (name, text) = resolve_named(name, text);
+                let (name, text) = (name, text.as_str());
                 let mut params = Params::parse(name, text)?;
                 let spec = match name {
                     $( $name => SchedulerSpec::$variant(<$cfg as SchedConfig>::from_params(&mut params)?), )*
                     _ => return Err(SpecError(format!(
-                        "unknown scheduler `{name}` (schedulers: {})",
-                        SchedulerSpec::names().join(", ")
+                        "unknown scheduler `{name}` (schedulers: {}; named configurations: {})",
+                        SchedulerSpec::names().join(", "),
+                        NAMED_CONFIGS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
                     ))),
                 };
                 params.finish()?;
@@ -230,6 +233,51 @@ macro_rules! schedulers {
             }
         }
     };
+}
+
+/// A name that stands for a scheduler with some parameters set: a
+/// configuration the papers name (PMOD paper §6), usable wherever a spec is,
+/// with further parameters after a colon (`obim-D:chunk=32`), which win
+/// over the preset ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedConfig {
+    /// The name (matched without regard to case).
+    pub name: &'static str,
+    /// The scheduler it configures.
+    pub scheduler: &'static str,
+    /// Its parameters, `key=value,...`.
+    pub params: &'static str,
+    /// What it is, with its source.
+    pub about: &'static str,
+}
+
+/// The named configurations.
+pub const NAMED_CONFIGS: &[NamedConfig] = &[
+    NamedConfig {
+        name: "obim-D",
+        scheduler: "obim",
+        params: "delta=8",
+        about: "obim with Galois's default delta 8: the PMOD paper's obim-D (§6)",
+    },
+    NamedConfig {
+        name: "pmod-paper",
+        scheduler: "pmod",
+        params: "guard=false",
+        about: "PMOD with the paper's Fig. 4 checks only (no guard on unmerging); `pmod` adds the guard",
+    },
+];
+
+/// `name` and `text` with a named configuration replaced by its scheduler
+/// and preset parameters (those `text` sets itself left out).
+fn resolve_named<'a>(name: &'a str, text: &str) -> (&'a str, String) {
+    let Some(named) = NAMED_CONFIGS.iter().find(|c| c.name.eq_ignore_ascii_case(name)) else {
+        return (name, text.to_string());
+    };
+    let given: Vec<&str> = text.split(',').filter_map(|p| p.split_once('=')).map(|(k, _)| k.trim()).collect();
+    let preset =
+        named.params.split(',').filter(|p| p.split_once('=').is_some_and(|(k, _)| !given.contains(&k)));
+    let merged: Vec<&str> = preset.chain(text.split(',').map(str::trim).filter(|p| !p.is_empty())).collect();
+    (named.scheduler, merged.join(","))
 }
 
 // Registration: one line per scheduler.
@@ -292,5 +340,31 @@ impl fmt::Display for SchedulerSpec {
         } else {
             write!(f, "{}:{}", self.name(), params)
         }
+    }
+}
+
+#[cfg(test)]
+mod named_config_tests {
+    use super::*;
+
+    #[test]
+    fn named_configurations_expand_to_their_scheduler() {
+        let parse = |s: &str| s.parse::<SchedulerSpec>().unwrap();
+        assert_eq!(parse("obim-D"), parse("obim:delta=8"));
+        assert_eq!(parse("OBIM-d:chunk=32"), parse("obim:delta=8,chunk=32"));
+        assert_eq!(parse("obim-D:delta=14"), parse("obim:delta=14"), "given parameters win");
+        assert_eq!(parse("pmod-paper"), parse("pmod:guard=false"));
+        assert_ne!(parse("pmod-paper"), parse("pmod"));
+        let e = "obim-x".parse::<SchedulerSpec>().unwrap_err();
+        assert!(e.0.contains("pmod-paper"), "{e}");
+        assert!("pmod-paper:guard=true,guard=false".parse::<SchedulerSpec>().is_err());
+    }
+
+    #[test]
+    fn pmod_starts_from_the_given_merging_factor() {
+        let SchedulerSpec::Pmod(cfg) = "pmod:lmf=14".parse::<SchedulerSpec>().unwrap() else { panic!() };
+        assert_eq!(cfg.start_lmf, 14);
+        assert!(cfg.to_params().contains("lmf=14"));
+        assert!("pmod:lmf=64".parse::<SchedulerSpec>().is_err());
     }
 }

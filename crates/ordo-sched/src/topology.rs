@@ -4,8 +4,11 @@
 //! threads that made them, and so that parallel loops can stripe and combine
 //! work per core or per socket (Callisto-RTS, ordo-loops).
 //!
-//! Threads are mapped to CPUs in order (thread `t` on the `t`-th online CPU,
-//! wrapping around), and a CPU's socket and core are read from
+//! Threads are mapped to CPUs by the pools' placement rule
+//! ([`affinity`](crate::affinity): thread `t` on the `t`-th CPU of the
+//! process's affinity mask, wrapping around), so the socket and core given
+//! here are the ones a pinned worker runs on; a CPU's socket and core are
+//! read from
 //! `/sys/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}`
 //! (hardware threads of one core share a core). The environment variable
 //! `ORDO_TOPOLOGY` overrides the detection so that the multi-socket and
@@ -17,10 +20,16 @@
 //!   among the cores (so `threads / C` hardware threads per core);
 //! - `sockets=N,cores=C`: both, the cores split evenly among the sockets.
 //!
+//! A pretended topology keeps the same placement: thread `t` still runs on
+//! the `t`-th CPU of the mask, and that CPU counts as part of the socket the
+//! override gives thread `t` ([`Topology::socket_of_cpu`]).
+//!
 //! When sysfs is unreadable every thread is taken to be a core of one socket.
 
 use std::fmt;
 use std::path::Path;
+
+use crate::affinity;
 
 /// The environment variable that overrides the detected topology.
 pub const TOPOLOGY_ENV: &str = "ORDO_TOPOLOGY";
@@ -45,6 +54,8 @@ pub struct Topology {
     socket_of: Vec<usize>,
     num_cores: usize,
     core_of: Vec<usize>,
+    /// The CPU each thread is pinned to (the placement rule), if known.
+    cpu_of: Vec<Option<usize>>,
 }
 
 impl Topology {
@@ -72,7 +83,8 @@ impl Topology {
         let sockets = sockets.clamp(1, cores);
         let core_of: Vec<usize> = (0..threads).map(|t| t * cores / threads).collect();
         let socket_of = core_of.iter().map(|&c| c * sockets / cores).collect();
-        Topology { num_sockets: sockets, socket_of, num_cores: cores, core_of }
+        let cpu_of = (0..threads).map(affinity::cpu_of_thread).collect();
+        Topology { num_sockets: sockets, socket_of, num_cores: cores, core_of, cpu_of }
     }
 
     /// The topology for `threads` threads: `ORDO_TOPOLOGY` if set, else sysfs,
@@ -129,11 +141,21 @@ impl Topology {
     }
 
     /// Reads the package and core id of every `cpuN` under `cpu_dir`, maps
-    /// thread `t` to the `t`-th CPU (by number, wrapping) and renumbers
-    /// packages and cores densely in order of first appearance. A CPU
-    /// without a readable `core_id` is a core of its own. One socket (and a
+    /// thread `t` to the CPU the placement rule pins it to
+    /// ([`affinity::cpu_of_thread`]) and renumbers packages and cores
+    /// densely in order of first appearance. A CPU without a readable
+    /// `core_id` is a core of its own, one without a readable package a
+    /// socket of its own. Where the process's CPUs are unknown, thread `t`
+    /// is taken to run on the `t`-th CPU of `cpu_dir`; one socket (and a
     /// core per thread) if nothing is readable.
     pub fn from_sysfs(cpu_dir: &Path, threads: usize) -> Self {
+        Self::from_sysfs_placed(cpu_dir, affinity::process_cpus(), threads)
+    }
+
+    /// [`Topology::from_sysfs`] with thread `t` on CPU `placement[t %
+    /// placement.len()]` (all of `cpu_dir`'s CPUs, by number, if
+    /// `placement` is empty).
+    fn from_sysfs_placed(cpu_dir: &Path, placement: &[usize], threads: usize) -> Self {
         let threads = threads.max(1);
         let mut cpus: Vec<(usize, u64, Option<u64>)> = Vec::new();
         if let Ok(entries) = std::fs::read_dir(cpu_dir) {
@@ -156,9 +178,21 @@ impl Topology {
             return Self::single(threads);
         }
         cpus.sort_unstable();
+        let placed: Vec<(usize, u64, Option<u64>)> = if placement.is_empty() {
+            cpus.clone()
+        } else {
+            // A placed CPU sysfs says nothing about: a socket of its own.
+            let described = |cpu: usize| cpus.iter().copied().find(|c| c.0 == cpu);
+            placement
+                .iter()
+                .map(|&cpu| described(cpu).unwrap_or((cpu, u64::MAX - cpu as u64, None)))
+                .collect()
+        };
+        let cpu_of =
+            (0..threads).map(|t| (!placement.is_empty()).then(|| placed[t % placed.len()].0)).collect();
         // The physical identity of each thread's CPU: (package, core), where a
         // CPU without a core id is a core of its own (keyed by its number).
-        let cpu_of_thread = |t: usize| cpus[t % cpus.len()];
+        let cpu_of_thread = |t: usize| placed[t % placed.len()];
         let package_of: Vec<u64> = (0..threads).map(|t| cpu_of_thread(t).1).collect();
         let core_key_of: Vec<(u64, u64, bool)> = (0..threads)
             .map(|t| {
@@ -173,7 +207,7 @@ impl Topology {
         // them densely in order of first appearance.
         let (num_sockets, socket_of) = dense_ids(&package_of);
         let (num_cores, core_of) = dense_ids(&core_key_of);
-        Topology { num_sockets, socket_of, num_cores, core_of }
+        Topology { num_sockets, socket_of, num_cores, core_of, cpu_of }
     }
 
     /// The number of sockets that hold at least one thread.
@@ -200,6 +234,20 @@ impl Topology {
     /// The socket of thread `tid` (socket 0 for a `tid` out of range).
     pub fn socket_of_thread(&self, tid: usize) -> usize {
         self.socket_of.get(tid).copied().unwrap_or(0)
+    }
+
+    /// The CPU a pinned pool runs thread `tid` on ([`affinity`]'s rule);
+    /// `None` where the process's CPUs are unknown or `tid` is out of range.
+    pub fn cpu_of_thread(&self, tid: usize) -> Option<usize> {
+        self.cpu_of.get(tid).copied().flatten()
+    }
+
+    /// The socket that CPU `cpu` belongs to in this topology: the socket of
+    /// the first thread placed on it (for a pretended topology, the socket
+    /// the override gives the threads that run there); `None` if no thread
+    /// is placed on `cpu`.
+    pub fn socket_of_cpu(&self, cpu: usize) -> Option<usize> {
+        self.cpu_of.iter().position(|&c| c == Some(cpu)).map(|t| self.socket_of[t])
     }
 
     /// The socket leader of thread `tid`: the lowest thread id on its socket.
@@ -257,6 +305,17 @@ mod tests {
     }
 
     #[test]
+    fn pretended_topologies_keep_the_pools_placement() {
+        let t = Topology::even(4, 2);
+        for tid in 0..4 {
+            assert_eq!(t.cpu_of_thread(tid), affinity::cpu_of_thread(tid));
+        }
+        if let Some(cpu) = t.cpu_of_thread(0) {
+            assert_eq!(t.socket_of_cpu(cpu), Some(0), "thread 0's CPU is on thread 0's socket");
+        }
+    }
+
+    #[test]
     fn override_parsing_accepts_cores() {
         assert_eq!(Topology::parse_override("sockets=2,cores=4", 8).unwrap(), Topology::with_cores(8, 4, 2));
         assert_eq!(Topology::parse_override(" cores=2 ", 4).unwrap(), Topology::with_cores(4, 2, 1));
@@ -281,7 +340,7 @@ mod tests {
             std::fs::write(d.join("physical_package_id"), format!("{pkg}\n")).unwrap();
         }
         std::fs::create_dir_all(dir.join("cpufreq")).unwrap();
-        let t = Topology::from_sysfs(&dir, 6);
+        let t = Topology::from_sysfs_placed(&dir, &[], 6);
         assert_eq!(t.num_sockets(), 2);
         assert_eq!(t.socket_of, vec![0, 0, 1, 1, 0, 0]);
         assert_eq!(t.core_of, vec![0, 1, 2, 3, 0, 1], "no core_id: every CPU is a core");
@@ -290,11 +349,24 @@ mod tests {
         for (cpu, core) in [(0, "0"), (1, "0"), (2, "0"), (3, "1")] {
             std::fs::write(dir.join(format!("cpu{cpu}/topology/core_id")), format!("{core}\n")).unwrap();
         }
-        let h = Topology::from_sysfs(&dir, 4);
+        let h = Topology::from_sysfs_placed(&dir, &[], 4);
         assert_eq!((h.num_cores(), h.num_sockets()), (3, 2));
         assert_eq!(h.core_of, vec![0, 0, 1, 2]);
-        let t2 = Topology::from_sysfs(&dir, 2);
+        let t2 = Topology::from_sysfs_placed(&dir, &[], 2);
         assert_eq!(t2.num_sockets(), 1, "only sockets holding threads count");
+        // Placed on CPUs 2, 3 and 0 (the process's mask, say): thread t gets
+        // the socket and core of the CPU it is pinned to.
+        let p = Topology::from_sysfs_placed(&dir, &[2, 3, 0], 4);
+        assert_eq!(
+            (0..4).map(|t| p.cpu_of_thread(t)).collect::<Vec<_>>(),
+            [Some(2), Some(3), Some(0), Some(2)]
+        );
+        assert_eq!(p.socket_of, vec![0, 0, 1, 0], "package 7 first, then package 3");
+        assert_eq!(p.core_of, vec![0, 1, 2, 0]);
+        assert_eq!((p.socket_of_cpu(0), p.socket_of_cpu(3), p.socket_of_cpu(1)), (Some(1), Some(0), None));
+        // A placed CPU without sysfs entry is a socket of its own.
+        let q = Topology::from_sysfs_placed(&dir, &[0, 9], 2);
+        assert_eq!(q.num_sockets(), 2);
         let none = Topology::from_sysfs(&dir.join("missing"), 3);
         assert_eq!(none, Topology::single(3));
         std::fs::remove_dir_all(&dir).unwrap();

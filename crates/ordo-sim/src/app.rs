@@ -1,7 +1,10 @@
 //! The algorithms' task semantics, executed sequentially and exactly by the
-//! simulator: the operators of `ordo_algos::{sssp, bfs, astar}` with plain
-//! integers in place of atomics (only one virtual thread runs at a time, and
-//! each task runs atomically at its pop).
+//! simulator: the operators of `ordo_algos::{sssp, bfs, astar}` in the
+//! papers' form (`--operator paper`, PMOD paper Fig. 1b: every improved
+//! vertex gets a task), with plain integers in place of atomics (only one
+//! virtual thread runs at a time, and each task runs atomically at its
+//! pop). ordo's own operator (`fast`: chain following, logged plain
+//! stores) is not modelled.
 //!
 //! A task is a vertex; its priority carries its distance (or level, or
 //! A*'s `f = g + h`), as in `ordo-algos`. [`SimApp::execute`] runs one task
@@ -50,7 +53,7 @@ fn weight(graph: &Graph, e: usize) -> u64 {
     graph.weights().map_or(1, |w| u64::from(w[e]))
 }
 
-/// Single-source shortest paths (`ordo_algos::sssp`'s operator).
+/// Single-source shortest paths (`ordo_algos::sssp`'s operator, `paper` form).
 pub struct Sssp<'g> {
     graph: &'g Graph,
     source: VertexId,
@@ -157,8 +160,9 @@ impl SimApp for Bfs<'_> {
     }
 }
 
-/// A* to one target (`ordo_algos::astar`'s operator: stale test, pruning by
-/// the target's distance, the target lowered but never pushed).
+/// A* to one target (`ordo_algos::astar`'s operator, `paper` form: stale
+/// test, pruning by the target's distance, every improved vertex below it
+/// pushed, the target included, whose task is then pruned).
 pub struct Astar<'g> {
     graph: &'g Graph,
     source: VertexId,
@@ -212,10 +216,6 @@ impl SimApp for Astar<'_> {
             let u = targets[e];
             let candidate = g + weight(graph, e);
             if candidate >= self.dist[u as usize] {
-                continue;
-            }
-            if u == self.target {
-                self.dist[u as usize] = candidate;
                 continue;
             }
             let f_u = candidate.saturating_add(self.h[u as usize]);

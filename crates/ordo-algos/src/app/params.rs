@@ -50,6 +50,17 @@ pub const CLASSIFY: ParamDef = ParamDef {
            held until the run is classified.",
 };
 
+/// The form of the SSSP / A* operator.
+pub const OPERATOR: ParamDef = ParamDef {
+    name: "operator",
+    value_name: Some("paper|fast"),
+    help: "The operator: `paper` is the PMOD paper's Fig. 1b exactly (every improved vertex gets a \
+           task, lowered with an atomic min), what the papers' figures are reproduced with; `fast` \
+           (default) adds ordo's own optimisations (SSSP follows dead ends and chains on road-like \
+           graphs and uses logged plain stores in auto's rounds; A* does not schedule the target). \
+           With --classify, `fast` SSSP schedules every lowered vertex too, so that each gets a note.",
+};
+
 /// The PageRank damping factor.
 pub const ALPHA: ParamDef = ParamDef {
     name: "alpha",

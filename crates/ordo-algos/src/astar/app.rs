@@ -11,9 +11,10 @@ use ordo_sched::SchedulerSpec;
 use serde_json::json;
 
 use super::{AstarResult, Heuristic, HeuristicKind, TargetReference};
-use crate::app::params::{CLASSIFY, SOURCE, TARGET};
+use crate::app::params::{CLASSIFY, OPERATOR, SOURCE, TARGET};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
-use crate::sssp::app::with_task_log;
+use crate::sssp::app::{take_operator, with_task_log};
+use crate::sssp::OperatorVariant;
 use crate::work_split;
 
 /// A* from one source to one target (priority = distance + heuristic).
@@ -25,6 +26,8 @@ pub struct Astar {
     target_given: bool,
     heuristic: Heuristic,
     classify: bool,
+    /// The operator's form.
+    operator: OperatorVariant,
 }
 
 impl Astar {
@@ -45,7 +48,7 @@ impl Algorithm for Astar {
     const ABOUT: &'static str = "Shortest path to one target, priority = distance so far + an admissible \
                                  coordinate heuristic; verified against Dijkstra stopped at the target, \
                                  the path checked edge by edge.";
-    const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &TARGET, &CLASSIFY];
+    const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &TARGET, &CLASSIFY, &OPERATOR];
     const CYCLES: bool = true;
     const OUT_FORMAT: &'static str = "the path, one vertex per line from source to target, then \
                                       `length <distance>` (`length inf` and no vertex when unreachable)";
@@ -69,8 +72,9 @@ impl Algorithm for Astar {
             None => (super::far_target(&graph, source)?, false),
         };
         let classify = params.take_flag(&CLASSIFY)?;
+        let operator = take_operator(params)?;
         let heuristic = Heuristic::for_graph(&graph);
-        Ok(Astar { graph, source, target, target_given, heuristic, classify })
+        Ok(Astar { graph, source, target, target_given, heuristic, classify, operator })
     }
 
     fn params(&self) -> Fields {
@@ -79,13 +83,22 @@ impl Algorithm for Astar {
             ("source".to_string(), json!(self.source)),
             ("target".to_string(), json!(self.target)),
             ("target_choice".to_string(), json!(choice)),
+            ("operator".to_string(), json!(self.operator.name())),
         ])
     }
 
     fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<AstarResult>, AppError> {
         let opts = with_task_log(env.exec, self.classify);
-        let (result, mut stats) =
-            super::astar(env.pool, spec, &self.graph, self.source, self.target, &self.heuristic, &opts)?;
+        let (result, mut stats) = super::astar_with_operator(
+            env.pool,
+            spec,
+            &self.graph,
+            self.source,
+            self.target,
+            &self.heuristic,
+            &opts,
+            self.operator,
+        )?;
         // A task is good when it ran with its vertex's final label, first
         // such execution; pruned tasks are noted so that they never are
         // (module docs of `crate::astar`).

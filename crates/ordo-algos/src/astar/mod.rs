@@ -21,7 +21,10 @@
 //!    lowers `dist[u]` with `fetch_min` and, if that strictly improved it,
 //!    pushes `u` with priority `g + w + h(u)`. The target itself is only
 //!    lowered, never pushed: with non-negative weights its out-edges cannot
-//!    shorten a path to itself.
+//!    shorten a path to itself. That is the default operator, `fast`; the
+//!    papers' form, `paper` ([`OperatorVariant::Paper`], PMOD Fig. 1b with
+//!    A*'s priority), schedules the target like any other improved vertex,
+//!    and its task is then pruned ([`astar_with_operator`]).
 //!
 //! # Why the target's distance is exact
 //! Pruning removes only vertices `u` whose every path to the target is at
@@ -80,7 +83,7 @@ pub use verify::check_path;
 
 use crate::access::{check_source, with_weights};
 use crate::bfs::{bfs_levels, UNREACHED_LEVEL};
-use crate::sssp::UNREACHED_DIST;
+use crate::sssp::{OperatorVariant, UNREACHED_DIST};
 use crate::AlgoError;
 use reference::check_target;
 
@@ -150,6 +153,24 @@ pub fn astar(
     heuristic: &Heuristic,
     opts: &ExecOptions,
 ) -> Result<(AstarResult, RunStats), AlgoError> {
+    astar_with_operator(pool, spec, graph, source, target, heuristic, opts, OperatorVariant::Fast)
+}
+
+/// [`astar`] with the operator `variant`: ordo's (`Fast`, what [`astar`]
+/// runs: the target is never scheduled) or the papers' (`Paper`: every
+/// improved vertex below the target's distance is, the target included).
+/// Same result and errors; the statistics count the chosen operator's tasks.
+#[allow(clippy::too_many_arguments)]
+pub fn astar_with_operator(
+    pool: &Pool,
+    spec: &SchedulerSpec,
+    graph: &Graph,
+    source: VertexId,
+    target: VertexId,
+    heuristic: &Heuristic,
+    opts: &ExecOptions,
+    variant: OperatorVariant,
+) -> Result<(AstarResult, RunStats), AlgoError> {
     check_source(graph, source)?;
     check_target(graph, target)?;
     if heuristic.num_vertices() != graph.num_vertices() {
@@ -160,7 +181,8 @@ pub fn astar(
     }
     let dist: Vec<AtomicU64> = pool.collect_indexed(graph.num_vertices(), |_| AtomicU64::new(UNREACHED_DIST));
     dist[source as usize].store(0, Relaxed);
-    let search = Search { graph, dist: &dist, source, target };
+    let schedule_target = variant == OperatorVariant::Paper;
+    let search = Search { graph, dist: &dist, source, target, schedule_target };
     let stats = match heuristic.kind() {
         HeuristicKind::Zero => with_weights!(graph, |w| search.run(pool, spec, opts, w, |_| 0)),
         _ => {
@@ -180,6 +202,8 @@ struct Search<'a> {
     dist: &'a [AtomicU64],
     source: VertexId,
     target: VertexId,
+    /// Whether an improved target is scheduled (the papers' operator).
+    schedule_target: bool,
 }
 
 impl Search<'_> {
@@ -197,6 +221,7 @@ impl Search<'_> {
         let targets = self.graph.targets();
         let dist = self.dist;
         let target = self.target;
+        let schedule_target = self.schedule_target;
         let goal = &dist[target as usize];
         let operator = |f: Prio, v: VertexId, ctx: &mut Context<VertexId>| {
             let g = dist[v as usize].load(Relaxed);
@@ -223,7 +248,7 @@ impl Search<'_> {
                 if candidate >= slot.load(Relaxed) {
                     continue;
                 }
-                if u == target {
+                if u == target && !schedule_target {
                     slot.fetch_min(candidate, Relaxed);
                     continue;
                 }

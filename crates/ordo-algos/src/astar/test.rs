@@ -250,6 +250,50 @@ fn small_searches_match_the_stopped_dijkstra() {
     }
 }
 
+/// The papers' operator finds the stopped Dijkstra's distance too, and it
+/// schedules the target whenever it improves it (a task that is then
+/// pruned), where ordo's operator never runs a task of the target.
+#[test]
+fn the_papers_operator_also_schedules_the_target() {
+    let mut rng = Rng(11);
+    let opts = ExecOptions { log_tasks: true, ..Default::default() };
+    for threads in [1, 2] {
+        let pool = Pool::new(threads).unwrap();
+        for trial in 0..20 {
+            let n = 2 + rng.below(80) as usize;
+            let xs: Vec<f64> = (0..n).map(|_| rng.unit() * 100.0).collect();
+            let ys: Vec<f64> = (0..n).map(|_| rng.unit() * 100.0).collect();
+            let g = random_geometric(&mut rng, CoordSystem::Planar, xs, ys, 2.0);
+            let (s, t) = (0, (n - 1) as VertexId);
+            let h = Heuristic::for_graph(&g);
+            let want = dijkstra_to_target(&g, s, t).unwrap();
+            for spec in ["strict", "obim"] {
+                let spec = spec.parse().unwrap();
+                let run = |variant| astar_with_operator(&pool, &spec, &g, s, t, &h, &opts, variant).unwrap();
+                let target_tasks =
+                    |stats: &RunStats| stats.task_notes.iter().flatten().filter(|note| note.key == t).count();
+                let (paper, paper_stats) = run(OperatorVariant::Paper);
+                let (fast, fast_stats) = run(OperatorVariant::Fast);
+                let what = format!("trial {trial}, {threads} threads, {spec}");
+                assert_eq!(paper.distance, want.distance, "{what}");
+                assert_eq!(fast.distance, want.distance, "{what}");
+                if let Some(d) = paper.distance {
+                    check_path(&g, s, t, &paper.path, d).unwrap();
+                }
+                assert_eq!(
+                    target_tasks(&fast_stats),
+                    0,
+                    "{what}: ordo's operator never schedules the target"
+                );
+                if want.distance.is_some() && s != t {
+                    assert!(target_tasks(&paper_stats) >= 1, "{what}: the paper's operator schedules it");
+                    assert!(paper_stats.total.stale_tasks >= 1, "{what}: and its task is pruned");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn errors_and_trivial_searches() {
     let mut el = EdgeList::new(3, true);

@@ -15,9 +15,10 @@ use ordo_sched::SchedulerSpec;
 use serde_json::json;
 
 use super::verify::{self, EdgeCost, Label};
-use crate::app::params::{CLASSIFY, SOURCE};
+use crate::app::params::{CLASSIFY, OPERATOR, SOURCE};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::sssp::reference::Reference;
+use crate::sssp::OperatorVariant;
 use crate::work_split;
 
 /// Single-source shortest paths from one source (priority = distance).
@@ -25,6 +26,8 @@ pub struct Sssp {
     graph: Arc<Graph>,
     source: VertexId,
     classify: bool,
+    /// The operator's form.
+    operator: OperatorVariant,
 }
 
 /// What `--out` writes for SSSP and BFS.
@@ -34,7 +37,7 @@ impl Algorithm for Sssp {
     const NAME: &'static str = "sssp";
     const ABOUT: &'static str = "Single-source shortest paths (unordered, priority = distance); verified \
                                  against Dijkstra, exactly, plus the fixpoint check.";
-    const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY];
+    const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY, &OPERATOR];
     const CYCLES: bool = true;
     const OUT_FORMAT: &'static str = VALUES_OUT;
     type Strategy = SchedulerSpec;
@@ -47,19 +50,24 @@ impl Algorithm for Sssp {
     fn prepare(graph: Arc<Graph>, params: &mut Params) -> Result<Self, AppError> {
         let source = params.take_vertex(&SOURCE, &graph)?.unwrap_or(0);
         let classify = params.take_flag(&CLASSIFY)?;
+        let operator = take_operator(params)?;
         if graph.num_vertices() == 0 {
             return Err(AppError::Param("the graph has no vertex to start from".into()));
         }
-        Ok(Sssp { graph, source, classify })
+        Ok(Sssp { graph, source, classify, operator })
     }
 
     fn params(&self) -> Fields {
-        Fields::from([("source".to_string(), json!(self.source))])
+        Fields::from([
+            ("source".to_string(), json!(self.source)),
+            ("operator".to_string(), json!(self.operator.name())),
+        ])
     }
 
     fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<Vec<u64>>, AppError> {
         let opts = with_task_log(env.exec, self.classify);
-        let (values, stats) = super::sssp(env.pool, spec, &self.graph, self.source, &opts)?;
+        let (values, stats) =
+            super::sssp_with_operator(env.pool, spec, &self.graph, self.source, &opts, self.operator)?;
         Ok(path_run(values, stats, self.classify, env.exec.log_tasks))
     }
 
@@ -73,6 +81,14 @@ impl Algorithm for Sssp {
 
     fn write_out(&self, values: &Vec<u64>, out: &mut dyn Write) -> io::Result<()> {
         write_labels(values, out)
+    }
+}
+
+/// The `operator` parameter (default [`OperatorVariant::Fast`]).
+pub(crate) fn take_operator(params: &mut Params) -> Result<OperatorVariant, AppError> {
+    match params.take_text(&OPERATOR) {
+        None => Ok(OperatorVariant::default()),
+        Some(text) => text.parse().map_err(|e| AppError::Param(format!("operator: {e}"))),
     }
 }
 

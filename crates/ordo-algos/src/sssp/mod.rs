@@ -22,6 +22,12 @@
 //!    out-edges, one back) is not scheduled either: its other edge is
 //!    relaxed at once, and so on along the chain (`follow_chain`).
 //!
+//! That is the default operator, `fast` ([`OperatorVariant::Fast`]). The
+//! paper's own, `paper` ([`OperatorVariant::Paper`], what the papers'
+//! figures are reproduced with), schedules every lowered vertex and lowers
+//! with `fetch_min` on several threads: Figure 1b line for line, on any
+//! graph and executor ([`sssp_with_operator`]).
+//!
 //! The operator comes with prefetch hints (`ordo_exec::with_prefetch`): a
 //! task's distance and offsets, then its first edges and weights, which an
 //! executor that runs tasks in batches (`auto`'s rounds) loads a few tasks
@@ -149,9 +155,11 @@ pub mod app;
 #[cfg(loom)]
 mod loom_model;
 mod low_degree;
+pub mod operator;
 pub mod reference;
 pub mod verify;
 
+pub use operator::OperatorVariant;
 pub use reference::{dijkstra, dijkstra_binary_heap, Reference};
 
 /// The distance of a vertex the source cannot reach.
@@ -193,17 +201,31 @@ pub fn sssp(
     source: VertexId,
     opts: &ExecOptions,
 ) -> Result<(Vec<u64>, RunStats), AlgoError> {
+    sssp_with_operator(pool, spec, graph, source, opts, OperatorVariant::Fast)
+}
+
+/// [`sssp`] with the operator `variant`: ordo's (`Fast`, what [`sssp`]
+/// runs) or the PMOD paper's Figure 1b (`Paper`). Same distances, same
+/// errors; the statistics count the chosen operator's tasks.
+pub fn sssp_with_operator(
+    pool: &Pool,
+    spec: &SchedulerSpec,
+    graph: &Graph,
+    source: VertexId,
+    opts: &ExecOptions,
+    variant: OperatorVariant,
+) -> Result<(Vec<u64>, RunStats), AlgoError> {
     check_source(graph, source)?;
     // Narrow slots first (half the cache footprint of the distance array,
     // which every relaxation reads at a random place); only a run in which
     // some distance saturated is repeated with wide slots.
-    let (narrow, narrow_stats) = run_with::<AtomicU32>(pool, spec, graph, source, opts);
+    let (narrow, narrow_stats) = run_with::<AtomicU32>(pool, spec, graph, source, opts, variant);
     if narrow_stats.cancelled || !narrow.contains(&NARROW_SATURATED) {
         let dist = narrow.into_iter().map(widen_narrow).collect();
         return Ok((dist, narrow_stats));
     }
     drop(narrow);
-    let (wide, mut stats) = run_with::<AtomicU64>(pool, spec, graph, source, opts);
+    let (wide, mut stats) = run_with::<AtomicU64>(pool, spec, graph, source, opts, variant);
     // The narrow attempt is part of the cost of the answer.
     stats.time_s += narrow_stats.time_s;
     stats.sched_counters.push(("narrow_dist_saturated_reruns", 1));
@@ -347,10 +369,12 @@ struct Lowering {
 
 impl Lowering {
     /// The lowering of a task running in `ctx` on a pool of one worker
-    /// (`ALONE`) or more.
+    /// (`ALONE`) or more; `atomic` (the paper's operator, Figure 1b line 19)
+    /// never uses logged plain stores. A plain store alone is the same
+    /// lowering as `fetch_min`: there is no other writer.
     #[inline(always)]
-    fn of<const ALONE: bool>(ctx: &Context<VertexId>) -> Self {
-        let logged = !ALONE && ctx.logs_plain_stores();
+    fn of<const ALONE: bool>(ctx: &Context<VertexId>, atomic: bool) -> Self {
+        let logged = !ALONE && !atomic && ctx.logs_plain_stores();
         Lowering { plain: ALONE || logged, logged }
     }
 
@@ -464,24 +488,27 @@ fn follow_chain<S: DistSlot>(
     ctx.push(dist_u, u);
 }
 
-/// One parallel run with slots of type `S`: the distances and the
-/// statistics. Its time includes initialising the distances and building
-/// the low-degree bitmap, as GAPBS's trial time includes initialising its
-/// distance array.
+/// One parallel run with slots of type `S` and operator `variant`: the
+/// distances and the statistics. Its time includes initialising the
+/// distances and building the low-degree bitmap, as GAPBS's trial time
+/// includes initialising its distance array.
 fn run_with<S: DistSlot>(
     pool: &Pool,
     spec: &SchedulerSpec,
     graph: &Graph,
     source: VertexId,
     opts: &ExecOptions,
+    variant: OperatorVariant,
 ) -> (Vec<S::Value>, RunStats) {
     let start = Instant::now();
     let dist = initial_distances::<S>(pool, graph, source);
-    let low = LowDegree::build_if_worth(pool, graph.offsets(), graph.targets());
+    let paper = variant == OperatorVariant::Paper;
+    // The paper's operator schedules every lowered vertex: nothing to follow.
+    let low = if paper { None } else { LowDegree::build_if_worth(pool, graph.offsets(), graph.targets()) };
     let prepare_s = start.elapsed().as_secs_f64();
     let mut stats = match graph.weights() {
-        Some(ws) => run_on_pool(pool, spec, graph, &dist, low.as_ref(), source, opts, ws),
-        None => run_on_pool(pool, spec, graph, &dist, low.as_ref(), source, opts, UnitWeights),
+        Some(ws) => run_on_pool(pool, spec, graph, &dist, low.as_ref(), paper, source, opts, ws),
+        None => run_on_pool(pool, spec, graph, &dist, low.as_ref(), paper, source, opts, UnitWeights),
     };
     stats.time_s += prepare_s;
     (dist.into_iter().map(S::into_value).collect(), stats)
@@ -545,7 +572,8 @@ impl EdgeWeights for UnitWeights {
 }
 
 /// [`run`], alone (`ALONE`: plain lowerings, see [`Lowering`]) when the
-/// pool has a single worker.
+/// pool has a single worker; `atomic` lowers with `fetch_min` on several
+/// threads (the paper's operator).
 #[allow(clippy::too_many_arguments)]
 fn run_on_pool<S: DistSlot>(
     pool: &Pool,
@@ -553,27 +581,30 @@ fn run_on_pool<S: DistSlot>(
     graph: &Graph,
     dist: &[S],
     low: Option<&LowDegree>,
+    atomic: bool,
     source: VertexId,
     opts: &ExecOptions,
     weights: impl EdgeWeights,
 ) -> RunStats {
     let alone = pool.threads() == 1;
+    let none = &LowDegree::NONE;
     match (alone, low) {
-        (true, Some(low)) => run::<S, true, true>(pool, spec, graph, dist, low, source, opts, weights),
-        (false, Some(low)) => run::<S, false, true>(pool, spec, graph, dist, low, source, opts, weights),
-        (true, None) => {
-            run::<S, true, false>(pool, spec, graph, dist, &LowDegree::NONE, source, opts, weights)
+        (true, Some(low)) => {
+            run::<S, true, true>(pool, spec, graph, dist, low, atomic, source, opts, weights)
         }
-        (false, None) => {
-            run::<S, false, false>(pool, spec, graph, dist, &LowDegree::NONE, source, opts, weights)
+        (false, Some(low)) => {
+            run::<S, false, true>(pool, spec, graph, dist, low, atomic, source, opts, weights)
         }
+        (true, None) => run::<S, true, false>(pool, spec, graph, dist, none, atomic, source, opts, weights),
+        (false, None) => run::<S, false, false>(pool, spec, graph, dist, none, atomic, source, opts, weights),
     }
 }
 
 /// The parallel loop, monomorphised per slot type, weight accessor,
 /// whether the pool has a single worker (`ALONE`: see [`Lowering`]) and
 /// whether tasks follow dead ends and chains (`FOLLOW`, with `low` the
-/// vertices to follow; see `low_degree::worth_following`).
+/// vertices to follow; see `low_degree::worth_following`). With `atomic`
+/// and without `FOLLOW` it is the paper's operator.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn run<S: DistSlot, const ALONE: bool, const FOLLOW: bool>(
@@ -582,6 +613,7 @@ fn run<S: DistSlot, const ALONE: bool, const FOLLOW: bool>(
     graph: &Graph,
     dist: &[S],
     low: &LowDegree,
+    atomic: bool,
     source: VertexId,
     opts: &ExecOptions,
     weights: impl EdgeWeights,
@@ -596,7 +628,7 @@ fn run<S: DistSlot, const ALONE: bool, const FOLLOW: bool>(
             ctx.mark_stale();
             return;
         }
-        let lowering = Lowering::of::<ALONE>(ctx);
+        let lowering = Lowering::of::<ALONE>(ctx, atomic);
         // Without following, every lowered vertex gets a task, and the task
         // that does work logs itself (below) in place of its store; a
         // followed vertex has no task, so with following every store logs.
@@ -732,10 +764,55 @@ mod tests {
         let low = follow.then_some(&low);
         let opts = ExecOptions::default();
         let stats = match graph.weights() {
-            Some(ws) => run_on_pool(pool, &spec, graph, &dist, low, 0, &opts, ws),
-            None => run_on_pool(pool, &spec, graph, &dist, low, 0, &opts, UnitWeights),
+            Some(ws) => run_on_pool(pool, &spec, graph, &dist, low, false, 0, &opts, ws),
+            None => run_on_pool(pool, &spec, graph, &dist, low, false, 0, &opts, UnitWeights),
         };
         (dist.into_iter().map(|d| widen_narrow(d.into_inner())).collect(), stats.total.pushes)
+    }
+
+    /// The paper's operator (Figure 1b) gives Dijkstra's distances on every
+    /// thread count and scheduler, and schedules every lowered vertex: in
+    /// exact priority order on one thread, the tasks that are not stale are
+    /// exactly the reached vertices (each runs once, at its final
+    /// distance), where ordo's operator on a road graph runs fewer (the
+    /// dead ends and chain links it follows have no task).
+    #[test]
+    fn the_papers_operator_schedules_every_lowered_vertex() {
+        for gen in ["road:n=20000,seed=3", "kron:scale=11,seed=4"] {
+            let graph = gen.parse::<GenSpec>().unwrap().generate().unwrap();
+            let reference = dijkstra(&graph, 0).unwrap().values;
+            let reached = reference.iter().filter(|&&d| d != UNREACHED_DIST).count() as u64;
+            for threads in [1, 2, 3] {
+                let pool = Pool::new(threads).unwrap();
+                for sched in ["auto", "obim:delta=4", "strict", "pmod"] {
+                    let spec: SchedulerSpec = sched.parse().unwrap();
+                    let what = format!("{gen}, {threads} threads, {sched}");
+                    let (dist, stats) = sssp_with_operator(
+                        &pool,
+                        &spec,
+                        &graph,
+                        0,
+                        &ExecOptions::default(),
+                        OperatorVariant::Paper,
+                    )
+                    .unwrap();
+                    assert_eq!(dist, reference, "{what}");
+                    assert!(stats.total.pushes >= reached, "{what}: {} pushes", stats.total.pushes);
+                    if threads == 1 && sched == "strict" {
+                        let ran = stats.total.tasks - stats.total.stale_tasks;
+                        assert_eq!(ran, reached, "{what}: every reached vertex runs once, at its distance");
+                        let (_, fast) = sssp(&pool, &spec, &graph, 0, &ExecOptions::default()).unwrap();
+                        let fast_ran = fast.total.tasks - fast.total.stale_tasks;
+                        if gen.starts_with("road") {
+                            assert!(
+                                fast_ran < reached,
+                                "{what}: ordo's operator ran {fast_ran} of {reached}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Following dead ends and chains, and a task for every lowered vertex

@@ -231,7 +231,8 @@ struct PreparedSlot {
 
 /// The parameters an application gets on an input in an experiment: the
 /// experiment's `params`, the input's `source`/`target` and the
-/// experiment's `classify`, each only where the application takes it.
+/// experiment's `classify` and `operator`, each only where the application
+/// takes it.
 fn params_for(plan: &Plan, c: &Config<'_>) -> Params {
     let input = &plan.inputs[c.input];
     let mut params = c.experiment.params.clone();
@@ -243,6 +244,9 @@ fn params_for(plan: &Plan, c: &Config<'_>) -> Params {
     }
     if c.experiment.classify && c.app.takes("classify") {
         params.set_flag("classify");
+    }
+    if let (Some(op), true) = (&c.experiment.operator, c.app.takes("operator")) {
+        params.set("operator", op.clone());
     }
     params
 }

@@ -99,6 +99,9 @@ struct ExperimentFile {
     /// Application parameters (as `ordo run --NAME VALUE`), e.g. `{ alpha = 0.9 }`.
     #[serde(default)]
     params: BTreeMap<String, Spanned<toml::Value>>,
+    /// The operator form (`paper` or `fast`) of the applications that take
+    /// `--operator`; the others of the experiment ignore it.
+    operator: Option<Spanned<String>>,
     repetitions: Option<Spanned<u32>>,
     warmup: Option<u32>,
     threads: Option<Spanned<Vec<usize>>>,
@@ -190,6 +193,8 @@ pub(crate) struct Experiment {
     pub(crate) specs: Vec<ExpandedSpec>,
     /// Application parameters given by the experiment (`params`).
     pub(crate) params: Params,
+    /// `--operator` for the applications that take it (`operator`).
+    pub(crate) operator: Option<String>,
     /// Thread counts.
     pub(crate) threads: Vec<usize>,
     /// Measured runs per configuration.
@@ -481,6 +486,19 @@ fn parse_experiment(
             return loc.err(e.name.span(), ctx(&format!("params: {err}")));
         }
     }
+    let operator = match &e.operator {
+        None => None,
+        Some(op) => {
+            if let Err(err) = op.get_ref().parse::<ordo_algos::sssp::OperatorVariant>() {
+                return loc.err(op.span(), ctx(&format!("operator: {err}")));
+            }
+            if !apps.iter().any(|a| a.takes("operator")) {
+                return loc
+                    .err(op.span(), ctx("operator: no application of the experiment takes --operator"));
+            }
+            Some(op.get_ref().trim().to_string())
+        }
+    };
     if let Some(other) = apps.iter().find(|a| a.needs_graph != first.needs_graph) {
         let (with, without) = if first.needs_graph { (first, other) } else { (other, first) };
         return loc.err(
@@ -625,6 +643,7 @@ fn parse_experiment(
         inputs: input_idx,
         specs,
         params,
+        operator,
         threads: threads_unique,
         repetitions,
         warmup: run.warmup.or(defaults.warmup).unwrap_or(1),

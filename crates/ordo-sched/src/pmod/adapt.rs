@@ -191,7 +191,7 @@ impl PmodPolicy {
         let threads = threads.max(1);
         PmodPolicy {
             threads: threads as u64,
-            lmf: CachePadded::new(AtomicU32::new(0)),
+            lmf: CachePadded::new(AtomicU32::new(cfg.start_lmf)),
             epoch: CachePadded::new(AtomicU64::new(0)),
             adapting: CachePadded::new(AtomicBool::new(false)),
             min_events: AtomicU64::new(cfg.chunk as u64),
@@ -199,7 +199,7 @@ impl PmodPolicy {
             merges: AtomicU64::new(0),
             unmerges: AtomicU64::new(0),
             unmerges_refused: AtomicU64::new(0),
-            trace: Mutex::new(vec![(0, 0)]),
+            trace: Mutex::new(vec![(0, u64::from(cfg.start_lmf))]),
             cfg,
         }
     }

@@ -141,6 +141,10 @@ pub struct PmodConfig {
     /// lets unmerging stay on. `guard=false` with `unmerge=true` is the
     /// paper's check alone; `unmerge=false` the PMOD artifact's build.
     pub guard: bool,
+    /// The merging factor exponent a run starts with (`lmf`, default 0 as
+    /// in the paper; at most [`MAX_LMF`]): PMOD's Δ, from which merging and
+    /// unmerging adapt (the SMQ paper's PMOD runs, Figs. 4 and 6, set it).
+    pub start_lmf: u32,
 }
 
 impl Default for PmodConfig {
@@ -156,6 +160,7 @@ impl Default for PmodConfig {
             unmerge: true,
             order: GroupOrder::End,
             guard: true,
+            start_lmf: 0,
         }
     }
 }
@@ -175,17 +180,33 @@ impl SchedConfig for PmodConfig {
             other => return Err(SpecError(format!("pmod: `order={other}`: expected end or start"))),
         };
         let guard = p.take_bool("guard", true)?;
+        let start_lmf = p.take_u64("lmf", 0)?;
+        if start_lmf > u64::from(MAX_LMF) {
+            return Err(SpecError(format!("pmod: `lmf={start_lmf}`: expected at most {MAX_LMF}")));
+        }
+        let start_lmf = start_lmf as u32;
         for (name, v) in [("min_density", min_density), ("min_queues", min_queues)] {
             if v == 0 {
                 return Err(SpecError(format!("pmod: `{name}=0`: expected at least 1")));
             }
         }
-        Ok(PmodConfig { chunk, freq_global, max_pops, min_density, min_queues, merge, unmerge, order, guard })
+        Ok(PmodConfig {
+            chunk,
+            freq_global,
+            max_pops,
+            min_density,
+            min_queues,
+            merge,
+            unmerge,
+            order,
+            guard,
+            start_lmf,
+        })
     }
 
     fn to_params(&self) -> String {
         format!(
-            "chunk={},freq_global={},max_pops={},min_density={},min_queues={},merge={},unmerge={},order={},guard={}",
+            "chunk={},freq_global={},max_pops={},min_density={},min_queues={},merge={},unmerge={},order={},guard={},lmf={}",
             self.chunk,
             self.freq_global,
             self.max_pops,
@@ -197,7 +218,8 @@ impl SchedConfig for PmodConfig {
                 GroupOrder::End => "end",
                 GroupOrder::Start => "start",
             },
-            self.guard
+            self.guard,
+            self.start_lmf
         )
     }
 }

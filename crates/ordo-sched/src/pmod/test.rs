@@ -220,7 +220,7 @@ fn spec_defaults_derive_from_chunk_and_round_trip() {
     let spec: SchedulerSpec = "pmod".parse().unwrap();
     assert_eq!(
         spec.to_string(),
-        "pmod:chunk=64,freq_global=0.015625,max_pops=256,min_density=64,min_queues=16,merge=true,unmerge=true,order=end,guard=true"
+        "pmod:chunk=64,freq_global=0.015625,max_pops=256,min_density=64,min_queues=16,merge=true,unmerge=true,order=end,guard=true,lmf=0"
     );
     let spec: SchedulerSpec = "pmod:chunk=32,merge=false".parse().unwrap();
     let SchedulerSpec::Pmod(c) = &spec else { panic!("not pmod") };
@@ -260,4 +260,27 @@ fn the_guard_refuses_an_unmerge_while_coarser_tasks_are_queued() {
     // Thread 1 pops the coarse task: nothing above 4 is queued any more.
     policy.count_popped(1, &mut b, 6);
     assert!(!policy.coarser_queued(4) && policy.coarser_queued(3));
+}
+
+/// `lmf=N` starts the run at merging factor 2^N: the trace starts there and
+/// a run that never adapts keys every task by `p >> N`, so one thread pops
+/// the blocks in order.
+#[test]
+fn a_run_starts_at_the_given_merging_factor() {
+    let cfg = PmodConfig { start_lmf: 3, merge: false, unmerge: false, ..PmodConfig::default() };
+    let s = pmod(1, cfg);
+    let mut h = s.handle(0);
+    for p in (0..64u64).rev() {
+        h.push(p, p);
+    }
+    h.flush();
+    let popped: Vec<u64> = std::iter::from_fn(|| h.pop()).map(|(_, t)| t).collect();
+    let mut sorted = popped.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..64).collect::<Vec<_>>(), "every task once");
+    let blocks: Vec<u64> = popped.iter().map(|p| p >> 3).collect();
+    assert!(blocks.windows(2).all(|w| w[0] <= w[1]), "blocks of 8 in order: {popped:?}");
+    drop(h);
+    let trace = s.report().traces.into_iter().find(|t| t.name == "lmf").unwrap();
+    assert_eq!(trace.points[0], (0, 3));
 }

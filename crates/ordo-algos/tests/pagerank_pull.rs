@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use ordo_algos::app::{find, Params, RunEnv};
 use ordo_algos::pagerank::pull::reference::sequential_pull;
-use ordo_algos::pagerank::pull::verify::{pull_rounding_slack, verify_against_sequential, verify_within_pull_bound};
+use ordo_algos::pagerank::pull::verify::{
+    pull_rounding_slack, verify_against_sequential, verify_within_pull_bound,
+};
 use ordo_algos::pagerank::pull::{pull_pagerank, PullInput, PullParams, DEFAULT_MAX_ITERATIONS};
 use ordo_algos::pagerank::{power_iteration, PageRankError, DEFAULT_ALPHA};
 use ordo_exec::{ExecOptions, Pool};
@@ -61,7 +63,7 @@ fn pull_equals_the_sequential_loop_and_is_within_its_bound() {
         for params in [
             PullParams::default(),
             PullParams { tolerance: 1e-9, max_iterations: 200, ..PullParams::default() },
-            PullParams { tolerance: 1e-300, max_iterations: 3, ..PullParams::default() },
+            PullParams { tolerance: 0.0, max_iterations: 3, ..PullParams::default() },
         ] {
             let seq = sequential_pull(&graph, &ins, &params).unwrap().result;
             assert!(seq.iterations() >= 1 && seq.iterations() <= params.max_iterations, "{name}");
@@ -73,7 +75,8 @@ fn pull_equals_the_sequential_loop_and_is_within_its_bound() {
                     let fixed = PullParams { max_iterations: k, tolerance: f64::MIN_POSITIVE, ..params };
                     sequential_pull(&graph, &ins, &fixed).map(|s| s.result)
                 };
-                verify_against_sequential(&params, &got, &seq, rerun).unwrap_or_else(|e| panic!("{what}: {e}"));
+                verify_against_sequential(&params, &got, &seq, rerun)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
                 let l1 = verify_within_pull_bound(&got, &exact, params.alpha, slack)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 // The stopping rule: below the tolerance, or the cap reached.
@@ -122,8 +125,10 @@ fn bad_parameters_and_inputs_are_errors_and_empty_graphs_run() {
     assert!(matches!(PullInput::new(&g, Arc::new(g.clone())), Err(PageRankError::TransposeMismatch { .. })));
     let input = PullInput::new(&g, in_edges(&g)).unwrap();
     let pool = Pool::new(2).unwrap();
-    for bad in [PullParams { alpha: 1.0, ..PullParams::default() }, PullParams { tolerance: 0.0, ..PullParams::default() }]
-    {
+    for bad in [
+        PullParams { alpha: 1.0, ..PullParams::default() },
+        PullParams { tolerance: -1.0, ..PullParams::default() },
+    ] {
         assert!(matches!(
             pull_pagerank(&pool, &input, &bad, &|| false),
             Err(PageRankError::InvalidParameter { .. })
@@ -149,10 +154,14 @@ fn pr_app_default_and_scheduled_runs_verify() {
     for threads in [1, 2, 4] {
         let pool = Pool::new(threads).unwrap();
         let env = RunEnv { pool: &pool, exec: &exec };
-        for (strategy, kernel) in [("default", "pull"), ("pull", "pull"), ("pmod", "residual"), ("auto", "residual")] {
+        for (strategy, kernel) in
+            [("default", "pull"), ("pull", "pull"), ("pmod", "residual"), ("auto", "residual")]
+        {
             let run = prepared.run(&env, strategy).unwrap();
             assert_eq!(run.metrics["kernel"], kernel, "{strategy}");
-            prepared.verify(&run, &reference).unwrap_or_else(|e| panic!("{strategy}, {threads} threads: {e}"));
+            prepared
+                .verify(&run, &reference)
+                .unwrap_or_else(|e| panic!("{strategy}, {threads} threads: {e}"));
             let m = prepared.verified_metrics(&run, &reference);
             let l1 = m["l1_vs_reference"].as_f64().unwrap();
             assert!(l1 <= run.metrics["error_bound"].as_f64().unwrap() + 1e-6, "{strategy}: {l1}");
@@ -168,5 +177,12 @@ fn pr_app_default_and_scheduled_runs_verify() {
     assert_eq!(capped.run(&env, "default").unwrap().metrics["iterations"], 3);
     let e = capped.run(&env, "pmod").unwrap_err().to_string();
     assert!(e.contains("--iterations applies to pr's default pull kernel"), "{e}");
-    let _ = DEFAULT_MAX_ITERATIONS;
+    assert_eq!(capped.run(&env, "default").unwrap().metrics["max_iterations"], 3);
+    // Tolerance 0: every iteration of the pull kernel; the residual operator refuses it.
+    let every =
+        info.prepare(Arc::new(generated("road:n=500,seed=1")), Params::new().with("tolerance", "0")).unwrap();
+    let run = every.run(&env, "default").unwrap();
+    assert_eq!(run.metrics["iterations"], DEFAULT_MAX_ITERATIONS);
+    every.verify(&run, &every.reference().unwrap()).unwrap();
+    assert!(every.run(&env, "obim").unwrap_err().to_string().contains("tolerance"));
 }

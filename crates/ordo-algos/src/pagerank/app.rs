@@ -10,14 +10,15 @@
 //!
 //! **`--tolerance` means what the kernel that runs stops on.** Pull: the
 //! L1 change of the normalised ranks in one iteration (GAPBS's `error`,
-//! default `1e-4`, at most `--iterations` iterations, default 20); the
-//! result is then within `n·α/(1 - α)·tolerance` of the fixed point in L1.
-//! Residual operator: the residual below which a vertex stops running
-//! (default 0.01, on ranks summing to about `n`); the result is within
-//! `n·tolerance/(1 - α)`, and in practice within `Σresidual/(1 - α)`. So
-//! a residual tolerance `ε` and a pull tolerance `ε·(1 - α)/α`... are not
-//! interchangeable in cost: the bounds have the same form, the work to
-//! reach them differs per kernel.
+//! default `1e-4`, at most `--iterations` iterations, default 20; 0 runs
+//! every iteration); stopped by the tolerance, the normalised ranks are
+//! within `α/(1 - α)·tolerance` of the fixed point in L1. Residual
+//! operator: the residual below which a vertex stops running (default 0.01,
+//! on ranks summing to about `n`); the normalised ranks are then within
+//! `tolerance/(1 - α)`, in practice within `Σresidual/(n·(1 - α))`. So a
+//! residual tolerance `α·τ` promises what a pull tolerance `τ` does (the
+//! defaults promise `5.7e-4` and `6.7e-2`); the work to reach either
+//! differs per kernel and input.
 //!
 //! - Prepare: the in-edges once per input (`crate::access::in_edges`: the
 //!   graph itself when symmetric, else its transpose), and the pull kernel's
@@ -71,8 +72,9 @@ struct Residual {
 
 impl Residual {
     fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<PageRank>, AppError> {
-        let (result, stats) = super::pagerank(env.pool, spec, &self.graph, &self.in_edges, &self.params, env.exec)
-            .map_err(failed)?;
+        let (result, stats) =
+            super::pagerank(env.pool, spec, &self.graph, &self.in_edges, &self.params, env.exec)
+                .map_err(failed)?;
         let metrics = Fields::from([
             ("kernel".to_string(), json!("residual")),
             ("tolerance".to_string(), json!(self.params.tolerance)),
@@ -93,9 +95,16 @@ impl Residual {
         super::sequential_priority(&self.graph, &self.in_edges, &self.params).map_err(failed)
     }
 
-    fn verify(&self, got: &PageRank, exact: &PowerIteration, baseline: &SequentialRun) -> Result<(), AppError> {
+    fn verify(
+        &self,
+        got: &PageRank,
+        exact: &PowerIteration,
+        baseline: &SequentialRun,
+    ) -> Result<(), AppError> {
         super::verify_within_bound(got, exact, &self.params).map_err(|e| {
-            AppError::Mismatch(format!("differs from the power-iteration reference by more than the bound: {e}"))
+            AppError::Mismatch(format!(
+                "differs from the power-iteration reference by more than the bound: {e}"
+            ))
         })?;
         // The baseline must satisfy the same contract (a check of the reference step).
         super::verify_within_bound(&baseline.result, exact, &self.params)
@@ -163,14 +172,17 @@ pub struct PrReference {
     pub exact: PowerIteration,
     /// The sequential pull loop with the pull kernel's stopping rule.
     pub pull: SequentialPull,
-    /// The residual operator's exact-priority sequential run.
-    pub baseline: SequentialRun,
+    /// The residual operator's exact-priority sequential run (`None` when
+    /// the tolerance given is one it cannot stop on, 0).
+    pub baseline: Option<SequentialRun>,
 }
 
 /// `pr` on one input: the pull kernel by default, the residual operator on
 /// a scheduler (module docs).
 pub struct Pr {
     residual: Residual,
+    /// Whether the residual operator can run with the parameters given.
+    residual_valid: Result<(), String>,
     pull: PullInput,
     pull_params: PullParams,
     /// `--iterations` was given (it applies to the pull kernel only).
@@ -210,9 +222,15 @@ impl Algorithm for Pr {
         let alpha = params.take_f64(&ALPHA)?.unwrap_or(super::DEFAULT_ALPHA);
         let tolerance = params.take_f64(&TOLERANCE)?;
         let iterations = params.take_u64(&ITERATIONS)?;
-        let residual_params =
-            PageRankParams { alpha, tolerance: tolerance.unwrap_or(super::DEFAULT_TOLERANCE), ..PageRankParams::pr() };
-        residual_params.validate().map_err(|e| AppError::Param(e.to_string()))?;
+        let residual_params = PageRankParams {
+            alpha,
+            tolerance: tolerance.unwrap_or(super::DEFAULT_TOLERANCE),
+            ..PageRankParams::pr()
+        };
+        // A tolerance of 0 is the pull kernel's "run every iteration" (GAPBS's
+        // `-t 0`); the residual operator would never stop on it, so only a
+        // scheduled run refuses it.
+        let residual_valid = residual_params.validate().map_err(|e| e.to_string());
         let max_iterations = match iterations {
             Some(k) => u32::try_from(k).map_err(|_| AppError::Param(format!("iterations {k}: too many")))?,
             None => super::pull::DEFAULT_MAX_ITERATIONS,
@@ -227,6 +245,7 @@ impl Algorithm for Pr {
         let pull = PullInput::new(&graph, Arc::clone(&in_edges)).map_err(failed)?;
         Ok(Pr {
             residual: Residual { graph, in_edges, params: residual_params },
+            residual_valid,
             pull,
             pull_params,
             iterations_given: iterations.is_some(),
@@ -255,7 +274,13 @@ impl Algorithm for Pr {
                 ("last_change".to_string(), json!(r.last_change().is_finite().then_some(r.last_change()))),
                 ("rank_sum".to_string(), json!(r.rank_sum())),
                 ("max_rank".to_string(), json!(r.max_rank())),
-                ("error_bound".to_string(), json!(r.error_bound(self.pull_params.alpha).is_finite().then(|| r.error_bound(self.pull_params.alpha)))),
+                (
+                    "error_bound".to_string(),
+                    json!(r
+                        .error_bound(self.pull_params.alpha)
+                        .is_finite()
+                        .then(|| r.error_bound(self.pull_params.alpha))),
+                ),
             ]);
             return Ok(Run {
                 output: PrResult::Pull(r),
@@ -273,27 +298,39 @@ impl Algorithm for Pr {
                     .to_string(),
             ));
         }
+        self.residual_valid
+            .clone()
+            .map_err(|e| AppError::Param(format!("{e} (the residual operator of --sched)")))?;
         Ok(self.residual.run(env, spec)?.map_output(PrResult::Residual))
     }
 
     fn reference(&self) -> Result<RefRun<PrReference>, AppError> {
         let exact = self.residual.exact()?;
         let pull = self.sequential_pull(&self.pull_params)?;
-        let baseline = self.residual.baseline()?;
+        let baseline = match self.residual_valid {
+            Ok(()) => Some(self.residual.baseline()?),
+            Err(_) => None,
+        };
         Ok(RefRun {
             time_s: pull.time_s,
-            baseline_tasks: Some(baseline.tasks),
+            baseline_tasks: baseline.as_ref().map(|b| b.tasks),
             output: PrReference { exact, pull, baseline },
         })
     }
 
     fn verify(&self, got: &PrResult, want: &PrReference) -> Result<(), AppError> {
         match got {
-            PrResult::Residual(r) => self.residual.verify(r, &want.exact, &want.baseline),
+            PrResult::Residual(r) => match &want.baseline {
+                Some(baseline) => self.residual.verify(r, &want.exact, baseline),
+                None => {
+                    Err(AppError::Failed("the residual operator ran without a reference baseline".into()))
+                }
+            },
             PrResult::Pull(r) => {
                 let rerun = |k: u32| {
                     // A tolerance no change of a run that has not stopped is below.
-                    let fixed = PullParams { max_iterations: k, tolerance: f64::MIN_POSITIVE, ..self.pull_params };
+                    let fixed =
+                        PullParams { max_iterations: k, tolerance: f64::MIN_POSITIVE, ..self.pull_params };
                     sequential_pull(&self.residual.graph, &self.pull.in_edges, &fixed).map(|s| s.result)
                 };
                 verify_against_sequential(&self.pull_params, r, &want.pull.result, rerun)
@@ -311,7 +348,9 @@ impl Algorithm for Pr {
 
     fn verified_metrics(&self, got: &PrResult, want: &PrReference) -> Fields {
         let mut f = accuracy_metrics(got.ranks(), &want.exact);
-        f.insert("residual_seq_time_s".to_string(), json!(want.baseline.time_s));
+        if let Some(baseline) = &want.baseline {
+            f.insert("residual_seq_time_s".to_string(), json!(baseline.time_s));
+        }
         f
     }
 

@@ -74,7 +74,8 @@ const GRAIN: usize = 1024;
 pub struct PullParams {
     /// Damping factor `α`, in `(0, 1)`.
     pub alpha: f64,
-    /// Stop after an iteration whose normalised L1 change is below this.
+    /// Stop after an iteration whose normalised L1 change is below this
+    /// (never when 0).
     pub tolerance: f64,
     /// Stop after this many iterations at most.
     pub max_iterations: u32,
@@ -100,8 +101,8 @@ impl PullParams {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return bad("alpha", self.alpha, "a number strictly between 0 and 1");
         }
-        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
-            return bad("tolerance", self.tolerance, "a finite number above 0");
+        if !(self.tolerance >= 0.0 && self.tolerance.is_finite()) {
+            return bad("tolerance", self.tolerance, "a finite number, at least 0 (0: run every iteration)");
         }
         Ok(())
     }
@@ -216,7 +217,8 @@ pub fn pull_pagerank(
     let (offsets, sources) = (input.in_edges.offsets(), input.in_edges.targets());
     let divisor = &input.divisor[..];
     let rank: Vec<AtomicU64> = pool.collect_indexed(n, |_| AtomicU64::new(1.0f64.to_bits()));
-    let mut contrib: Vec<AtomicU64> = pool.collect_indexed(n, |v| AtomicU64::new((1.0 / divisor[v]).to_bits()));
+    let mut contrib: Vec<AtomicU64> =
+        pool.collect_indexed(n, |v| AtomicU64::new((1.0 / divisor[v]).to_bits()));
     let mut next_contrib: Vec<AtomicU64> = pool.collect_indexed(n, |_| AtomicU64::new(0));
     let mut changes = Vec::new();
     while n > 0 && (changes.len() as u32) < max_iterations && !cancelled() {

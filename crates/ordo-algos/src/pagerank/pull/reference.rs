@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use ordo_graph::Graph;
 
-use super::{PullParams, PullPageRank};
+use super::{PullPageRank, PullParams};
 use crate::pagerank::{check_transpose, PageRankError};
 
 /// A timed run of [`sequential_pull`].
@@ -58,5 +58,8 @@ pub fn sequential_pull(
             break;
         }
     }
-    Ok(SequentialPull { result: PullPageRank { ranks: rank, changes }, time_s: began.elapsed().as_secs_f64() })
+    Ok(SequentialPull {
+        result: PullPageRank { ranks: rank, changes },
+        time_s: began.elapsed().as_secs_f64(),
+    })
 }

@@ -28,7 +28,7 @@
 
 use ordo_graph::Graph;
 
-use super::{PullParams, PullPageRank};
+use super::{PullPageRank, PullParams};
 use crate::pagerank::{l1_distance, rounding_slack, PageRankError, PowerIteration};
 
 /// Relative slack on the tolerance test for the order of the change's sum.
@@ -64,7 +64,8 @@ pub fn verify_against_sequential(
                     .get(k as usize - 1)
                     .is_some_and(|&c| (c - params.tolerance).abs() <= STOP_SLACK * params.tolerance)
         };
-        let (a, b) = (expected.iterations().min(got.iterations()), expected.iterations().max(got.iterations()));
+        let (a, b) =
+            (expected.iterations().min(got.iterations()), expected.iterations().max(got.iterations()));
         if !(b == a + 1 && (near(a) || near(b))) {
             return Err(differs(format!(
                 "ran {} iterations, the sequential loop {}",

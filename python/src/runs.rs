@@ -14,6 +14,7 @@ use ordo_algos::app::{self, AnyOutput, AppError, AppInfo, AppRun, Fields, Params
 use ordo_algos::bc::BcResult;
 use ordo_algos::loop_micro::Checksum;
 use ordo_algos::mst::SpanningForest;
+use ordo_algos::pagerank::app::PrResult;
 use ordo_algos::pagerank::PageRank;
 use ordo_algos::pr_pull::PrPullResult;
 use ordo_algos::spanning::app::Parents;
@@ -239,6 +240,9 @@ fn output_to_python<'py>(py: Python<'py>, info: &AppInfo, output: &AnyOutput) ->
     }
     if let Some(pr) = output.downcast_ref::<PageRank>() {
         return Ok(PyArray1::from_slice(py, &pr.ranks).into_any());
+    }
+    if let Some(pr) = output.downcast_ref::<PrResult>() {
+        return Ok(PyArray1::from_slice(py, pr.ranks()).into_any());
     }
     if let Some(f) = output.downcast_ref::<SpanningForest>() {
         let mut edges = Array2::<i64>::zeros((f.edges.len(), 3));

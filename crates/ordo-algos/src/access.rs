@@ -39,7 +39,7 @@ pub(crate) use with_weights;
 /// reverse, so nothing is copied), else its transpose. Kernels that pull
 /// over in-edges (bottom-up BFS, PageRank by pull) or need both directions
 /// of a directed graph (weak components) read them through this.
-#[allow(dead_code)] // the in-edge kernels (bottom-up BFS, pull PageRank) are its callers
+
 pub(crate) fn in_edges(graph: &std::sync::Arc<Graph>) -> std::sync::Arc<Graph> {
     if ordo_graph::stats::is_symmetric(graph) {
         std::sync::Arc::clone(graph)

@@ -183,7 +183,7 @@ fn bad_loop_flags_are_one_line_errors() {
         (&["tc", "--gen", "grid:w=3,h=3", "--loop", "shared:batch=0"][..], "`batch=0`: expected a positive integer"),
         (&["tc", "--gen", "grid:w=3,h=3", "--loop", "combining:level=thread"][..], "level=core or level=socket"),
         (&["sssp", "--gen", "grid:w=3,h=3", "--loop", "shared"][..], "--loop does not apply to sssp (it applies to pr-pull, tc, bc, loop-micro)"),
-        (&["pr", "--gen", "grid:w=3,h=3", "--iterations", "3"][..], "--iterations does not apply to pr (it applies to pr-pull)"),
+        (&["pr-d", "--gen", "grid:w=3,h=3", "--iterations", "3"][..], "--iterations does not apply to pr-d (it applies to pr, pr-pull)"),
         (&["bc", "--gen", "grid:w=3,h=3", "--nest", "deep"][..], "nest = `deep`: expected core, socket, flat or inner"),
         (&["bc", "--gen", "grid:w=3,h=3", "--sources", "0"][..], "sources 0"),
         (&["pr-pull", "--gen", "grid:w=3,h=3", "--alpha", "1.5"][..], "damping 1.5 is not in (0, 1)"),

@@ -1,5 +1,6 @@
 //! `ordo run pr|pr-d` end to end: `--verify --json --out`, checked against
-//! ranks computed here by power iteration on the same generated graph.
+//! ranks computed here by power iteration on the same generated graph; `pr`
+//! by default (the pull kernel) and on schedulers (the residual operator).
 
 use assert_cmd::Command;
 use ordo_graph::gen::GenSpec;
@@ -122,4 +123,48 @@ fn alpha_and_tolerance_flags_reach_the_run_and_bad_values_are_errors() {
         assert!(!out.status.success(), "{bad:?} accepted");
         assert_eq!(err.trim().lines().count(), 1, "one-line error: {err}");
     }
+}
+
+#[test]
+fn pr_by_default_runs_the_pull_kernel_to_gapbs_tolerance() {
+    let graph = INPUT.parse::<GenSpec>().unwrap().generate().unwrap();
+    let transpose = ordo_graph::transform::transpose(&graph);
+    let exact = ordo_algos::pagerank::power_iteration(&graph, &transpose, 0.85).unwrap();
+    let n = graph.num_vertices() as f64;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pr.txt");
+    let v = run_json(&["pr", "--gen", INPUT, "--threads", "2", "--verify", "--out", out.to_str().unwrap()]);
+    assert_eq!(v["scheduler"], "default", "{v}");
+    assert_eq!(v["kernel"], "pull", "{v}");
+    assert_eq!(v["verified"], true, "{v}");
+    assert_eq!(num(&v, "tolerance"), 1e-4);
+    assert_eq!(num(&v, "max_iterations"), 20.0);
+    let iterations = num(&v, "iterations");
+    assert!(iterations >= 1.0 && iterations <= 20.0, "{v}");
+    assert!(num(&v, "last_change") < 1e-4 || iterations == 20.0, "{v}");
+    let bound = num(&v, "error_bound");
+    assert!((bound - 0.85 / 0.15 * n * num(&v, "last_change")).abs() <= 1e-9 * bound.max(1.0), "{v}");
+    let ranks: Vec<f64> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_once(' ').unwrap().1.parse().unwrap())
+        .collect();
+    let l1 = ordo_algos::pagerank::l1_distance(&ranks, &exact.ranks);
+    assert!(l1 <= bound + exact.error_bound + 1e-6, "file L1 {l1} above the bound {bound}");
+    assert!((l1 - num(&v, "l1_vs_reference")).abs() <= 1e-6 * l1.max(1.0));
+    // Exactly 20 iterations, as GAPBS's `-t 0 -i 20`.
+    let v = run_json(&[
+        "pr",
+        "--gen",
+        INPUT,
+        "--threads",
+        "2",
+        "--tolerance",
+        "0",
+        "--iterations",
+        "20",
+        "--verify",
+    ]);
+    assert_eq!(num(&v, "iterations"), 20.0, "{v}");
+    assert_eq!(v["verified"], true, "{v}");
 }

@@ -6,8 +6,10 @@ keywords every application shares:
 
 ``scheduler``
     the spec strings of ``ordo run --sched`` (default: the application's,
-    ``auto`` for every priority application), e.g.
-    ``"obim:delta=14"``, ``"strict"``; a bad spec raises ``ValueError``.
+    ``auto`` for every priority application but ``pagerank``, whose default
+    is GAPBS's pull iterations and whose scheduler runs the papers' residual
+    operator), e.g. ``"obim:delta=14"``, ``"strict"``; a bad spec raises
+    ``ValueError``.
 ``threads``
     worker threads (default: ``ORDO_THREADS`` or all cores).
 ``stats``

@@ -68,22 +68,27 @@ pub const ALPHA: ParamDef = ParamDef {
     help: "PageRank damping factor, in (0, 1) (default 0.85).",
 };
 
-/// The PageRank tolerance: the residual threshold of pr / pr-d, the L1
-/// change at which pr-pull stops.
+/// The PageRank tolerance: what it means depends on the kernel that runs
+/// (the L1 change of the normalised ranks for the pull iterations of `pr`
+/// and `pr-pull`, the residual threshold of the residual operator).
 pub const TOLERANCE: ParamDef = ParamDef {
     name: "tolerance",
     value_name: Some("EPS"),
-    help: "PageRank tolerance. pr, pr-d: a vertex runs while its residual is at least this (default \
-           0.01; ranks sum to about n, so the L1 error is at most n x tolerance / (1 - alpha)). \
-           pr-pull: stop once an iteration changes the ranks by at most this in L1 (ranks sum to at \
-           most 1), at most --iterations times (default 100 then).",
+    help: "PageRank tolerance. pr (default kernel): stop after the first iteration whose L1 change of the \
+           normalised ranks (they sum to at most 1) is below this (default 1e-4, GAPBS's); the L1 error of \
+           the normalised ranks is then at most alpha/(1 - alpha) x tolerance. pr --sched, pr-d: a vertex \
+           runs while its residual is at least this (default 0.01; ranks sum to about n, so the L1 error of \
+           the normalised ranks is at most tolerance/(1 - alpha)). pr-pull: stop once an iteration changes \
+           the ranks by at most this in L1 (ranks sum to at most 1), at most --iterations times (default \
+           100 then).",
 };
 
-/// The iterations of pr-pull.
+/// The iterations of the pull kernels.
 pub const ITERATIONS: ParamDef = ParamDef {
     name: "iterations",
     value_name: Some("K"),
-    help: "pr-pull: run exactly K iterations (default 20), or with --tolerance at most K (default 100).",
+    help: "pr (default kernel): at most K iterations (default 20, GAPBS's). pr-pull: run exactly K \
+           iterations (default 20), or with --tolerance at most K (default 100).",
 };
 
 /// The sampled sources of betweenness centrality.

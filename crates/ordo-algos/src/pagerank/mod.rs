@@ -123,6 +123,7 @@ use std::sync::atomic::AtomicU64;
 
 pub mod app;
 mod operator;
+pub mod pull;
 pub mod reference;
 pub mod verify;
 
@@ -255,6 +256,12 @@ pub enum PageRankError {
         residual: f64,
         /// The tolerance.
         tolerance: f64,
+    },
+    /// A pull run differs from the sequential pull loop.
+    #[error("differs from the sequential pull loop: {problem}")]
+    PullMismatch {
+        /// The first difference found.
+        problem: String,
     },
     /// The result is farther from the reference than the proven bound.
     #[error("L1 distance to the power-iteration reference is {l1}, above the bound {bound}")]

@@ -49,6 +49,12 @@ pub const NO_PARENT: VertexId = VertexId::MAX;
 /// vertex of a power-law graph can hold a large share of the edges.
 const TOP_DOWN_GRAIN: usize = 64;
 
+/// A top-down step whose frontier has at most this many vertices plus
+/// out-edges runs on the calling thread alone: high-diameter graphs (road
+/// networks, meshes) have thousands of such levels, and the wake-up and join
+/// of the workers would cost more than the step.
+const SEQUENTIAL_STEP_WORK: u64 = 1 << 13;
+
 /// Bitmap words (64 vertices each) per chunk of a bottom-up step, GAPBS's
 /// 1024 vertices.
 const BOTTOM_UP_GRAIN_WORDS: usize = 16;
@@ -197,7 +203,15 @@ impl<'a> Search<'a> {
                 scout = 1;
             } else {
                 unexamined = unexamined.saturating_sub(scout);
-                let (next, next_scout) = self.top_down_step::<ALONE, PARENTS>(&queue, depth + 1);
+                // A step this small costs less than waking the workers
+                // and joining them: the caller runs it alone, so a claim is
+                // a load and a store.
+                let small = scout + queue.len() as u64 <= SEQUENTIAL_STEP_WORK;
+                let (next, next_scout) = if ALONE || small {
+                    self.top_down_step::<true, PARENTS>(&queue, depth + 1, queue.len())
+                } else {
+                    self.top_down_step::<false, PARENTS>(&queue, depth + 1, TOP_DOWN_GRAIN)
+                };
                 steps.top_down += 1;
                 depth += 1;
                 queue = next;
@@ -212,18 +226,21 @@ impl<'a> Search<'a> {
     }
 
     /// Claims the unvisited out-neighbours of `frontier` at level `next`:
-    /// the next frontier, and the sum of its out-degrees.
+    /// the next frontier, and the sum of its out-degrees. Chunks of `grain`
+    /// vertices; `ALONE` only when one thread runs the step (one worker, or
+    /// one chunk, which the caller runs itself).
     fn top_down_step<const ALONE: bool, const PARENTS: bool>(
         &self,
         frontier: &[VertexId],
         next: u32,
+        grain: usize,
     ) -> (Vec<VertexId>, u64) {
         let offsets = self.graph.offsets();
         let targets = self.graph.targets();
         let (level, parent) = (&self.level, &self.parent);
         let mut found = self.pool.fold_chunks(
             frontier.len(),
-            TOP_DOWN_GRAIN,
+            grain,
             |_| (Vec::new(), 0u64),
             |(claimed, scout): &mut (Vec<VertexId>, u64), chunk| {
                 for &u in &frontier[chunk] {

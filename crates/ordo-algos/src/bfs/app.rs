@@ -2,8 +2,8 @@
 //! ([`Kernel<BfsKernels>`]), queue BFS as the reference, exact levels plus
 //! the fixpoint check, and with `parents` the Graph500 check of the tree.
 //!
-//! - `default`: the fastest kernel for the input, chosen from cheap graph
-//!   facts ([`DefaultRule`]); the report's `kernel` says which ran.
+//! - `default`: the fastest kernel (`default_kernel`); the report's
+//!   `kernel` says which ran.
 //! - `direction`: direction-optimizing BFS ([`super::direction`]).
 //! - `top-down`: the same rounds, every one top-down.
 //! - any scheduler spec (`auto`, `pmod`, `obim:delta=1`, ...): the papers'
@@ -40,8 +40,9 @@ impl KernelSet for BfsKernels {
     ];
     const SCHEDULED: bool = true;
     const FLAG: &'static str = "sched";
-    const HELP: &'static str = "The BFS kernel: `default` (the fastest for the input, chosen from its \
-                                average degree and the threads; the report's `kernel` says which ran), \
+    const HELP: &'static str = "The BFS kernel: `default` (the fastest: direction-optimizing, or with \
+                                --classify / --cycles the priority BFS on `auto`; the report's `kernel` \
+                                says which ran), \
                                 `direction` (direction-optimizing), `top-down`, or a scheduler spec \
                                 (`auto`, `pmod`, `obim:delta=14,chunk=64`, `strict`, ...) to run the \
                                 papers' priority BFS on it. An unknown name is an error that lists what \
@@ -71,35 +72,20 @@ fn auto() -> SchedulerSpec {
     SchedulerSpec::Auto(ordo_sched::auto::AutoConfig::default())
 }
 
-/// How `default` picks a kernel from facts of the input that cost `O(1)`
-/// once the graph is loaded.
+/// The kernel `default` runs: direction-optimizing BFS on every input.
 ///
-/// Direction-optimizing BFS pays a pool-wide join per level. On graphs of
-/// low average degree (road networks, meshes) the levels are many and
-/// narrow, so with several workers the joins dominate and the priority BFS
-/// on `auto`, which never joins, is faster; with one worker there is no join
-/// and the level-synchronous kernel wins there too. On every other graph the
-/// bottom-up steps win (`docs/bfs-kernels.md`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DefaultRule {
-    /// Below this average out-degree (edges per vertex) and with more than
-    /// one worker, the priority BFS on `auto` runs.
-    pub sparse_degree: f64,
-}
-
-impl DefaultRule {
-    /// The rule `default` uses.
-    pub const CHOSEN: DefaultRule = DefaultRule { sparse_degree: 5.0 };
-
-    /// The kernel for a graph of `n` vertices and `m` edges on `threads`
-    /// workers.
-    fn choose(self, n: usize, m: usize, threads: usize) -> Chosen {
-        let average_degree = m as f64 / n.max(1) as f64;
-        if threads > 1 && average_degree < self.sparse_degree {
-            Chosen::Priority(auto())
-        } else {
-            Chosen::Direction
-        }
+/// Its top-down steps on small frontiers run on the calling thread, so on
+/// high-diameter graphs (road networks, meshes: thousands of narrow levels)
+/// it pays no join per level, and it was faster there than the priority BFS
+/// on `auto` as well as on power-law graphs, at one and at two threads
+/// (`docs/bfs-kernels.md`), so no fact of the input changes the choice.
+/// `--classify` and `--cycles` measure tasks, which only the priority BFS
+/// has: with them the default is the priority BFS on `auto`.
+fn default_kernel(measures_tasks: bool) -> Chosen {
+    if measures_tasks {
+        Chosen::Priority(auto())
+    } else {
+        Chosen::Direction
     }
 }
 
@@ -115,15 +101,11 @@ pub struct Bfs {
 }
 
 impl Bfs {
-    /// The kernel a run with `strategy` on `threads` workers uses. The
-    /// default measures the priority BFS when the run classifies its tasks
-    /// or times its cycles: only that kernel has tasks.
-    fn resolve(&self, strategy: &Kernel<BfsKernels>, threads: usize, cycles: bool) -> Result<Chosen, AppError> {
+    /// The kernel a run with `strategy` uses; `cycles`: the run times its
+    /// cycles.
+    fn resolve(&self, strategy: &Kernel<BfsKernels>, cycles: bool) -> Result<Chosen, AppError> {
         let chosen = match &strategy.choice {
-            KernelChoice::Default if self.classify || cycles => Chosen::Priority(auto()),
-            KernelChoice::Default => {
-                DefaultRule::CHOSEN.choose(self.graph.num_vertices(), self.graph.num_edges(), threads)
-            }
+            KernelChoice::Default => default_kernel(self.classify || cycles),
             KernelChoice::Named("direction") => Chosen::Direction,
             KernelChoice::Named("top-down") => Chosen::TopDown,
             KernelChoice::Named(other) => return Err(AppError::Param(format!("--sched: no BFS kernel `{other}`"))),
@@ -171,7 +153,7 @@ impl Algorithm for Bfs {
     }
 
     fn run(&self, env: &RunEnv<'_>, strategy: &Kernel<BfsKernels>) -> Result<Run<BfsTree>, AppError> {
-        let chosen = self.resolve(strategy, env.pool.threads(), env.exec.cycle_timing)?;
+        let chosen = self.resolve(strategy, env.exec.cycle_timing)?;
         let mut run = match &chosen {
             Chosen::Priority(spec) => {
                 let opts = with_task_log(env.exec, self.classify);

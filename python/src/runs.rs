@@ -12,6 +12,7 @@ use numpy::{PyArray1, PyArray2};
 use ordo_algos::app::report::{ReportHeader, RunReport};
 use ordo_algos::app::{self, AnyOutput, AppError, AppInfo, AppRun, Fields, Params, PreparedApp, RunEnv};
 use ordo_algos::bc::BcResult;
+use ordo_algos::bfs::{BfsTree, NO_PARENT};
 use ordo_algos::loop_micro::Checksum;
 use ordo_algos::mst::SpanningForest;
 use ordo_algos::pagerank::app::PrResult;
@@ -96,6 +97,7 @@ struct Finished {
 fn known_output(output: &AnyOutput) -> bool {
     output.is::<Vec<u64>>()
         || output.is::<Vec<u32>>()
+        || output.is::<BfsTree>()
         || output.is::<AstarResult>()
         || output.is::<PageRank>()
         || output.is::<SpanningForest>()
@@ -210,7 +212,8 @@ fn distances<'py, T: Copy + PartialEq + Into<f64>>(
 }
 
 /// The result of a run as numpy arrays: SSSP distances and BFS levels as
-/// float64 with `inf`; A* `(path, length)`; PageRank ranks (both kinds);
+/// float64 with `inf` (BFS with `parents`: `(levels, parents)`, the parents
+/// int64 with -1 where unreached); A* `(path, length)`; PageRank ranks (both kinds);
 /// MST the forest's edges as a `(k, 3)` int64 array of `u, v, weight`;
 /// spanning forests the int64 parent of every vertex; betweenness the
 /// float64 value of every vertex; triangles an int; the loop
@@ -228,6 +231,13 @@ fn output_to_python<'py>(py: Python<'py>, info: &AppInfo, output: &AnyOutput) ->
     }
     if let Some(levels) = output.downcast_ref::<Vec<u32>>() {
         return Ok(distances(py, levels, ordo_algos::UNREACHED_LEVEL));
+    }
+    if let Some(tree) = output.downcast_ref::<BfsTree>() {
+        let levels = distances(py, &tree.levels, ordo_algos::UNREACHED_LEVEL);
+        let Some(parents) = &tree.parents else { return Ok(levels) };
+        let parents: Vec<i64> =
+            parents.iter().map(|&p| if p == NO_PARENT { -1 } else { i64::from(p) }).collect();
+        return Ok(PyTuple::new(py, [levels, PyArray1::from_vec(py, parents).into_any()])?.into_any());
     }
     if let Some(a) = output.downcast_ref::<AstarResult>() {
         let path: Vec<i64> = a.path.iter().map(|&v| i64::from(v)).collect();

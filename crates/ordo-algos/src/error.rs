@@ -86,6 +86,13 @@ pub enum AlgoError {
         /// The result's value.
         got: String,
     },
+    /// A reported BFS parent array is not a BFS tree of the graph from the
+    /// source (Graph500's rules).
+    #[error("invalid BFS tree: {problem}")]
+    InvalidTree {
+        /// What is wrong, naming the vertex.
+        problem: String,
+    },
     /// A parameter outside its domain (e.g. a damping factor not in (0, 1)).
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),

@@ -7,6 +7,7 @@ use ordo_algos::app::{Algorithm, Fields};
 use ordo_algos::astar::app::Astar;
 use ordo_algos::astar::{AstarResult, Heuristic};
 use ordo_algos::bfs::app::Bfs;
+use ordo_algos::bfs::BfsTree;
 use ordo_algos::sssp::app::Sssp;
 use ordo_algos::summarize;
 use ordo_graph::{Graph, VertexId};
@@ -80,12 +81,13 @@ impl Simulated for Bfs {
         graph: &Graph,
         spec: &SchedulerSpec,
         cfg: &SimConfig,
-    ) -> Result<SimRun<Vec<u32>>, SimError> {
-        crate::bfs(graph, vertex_param(self, "source", graph)?, spec, cfg)
+    ) -> Result<SimRun<BfsTree>, SimError> {
+        let run = crate::bfs(graph, vertex_param(self, "source", graph)?, spec, cfg)?;
+        Ok(SimRun { result: BfsTree { levels: run.result, parents: None }, measures: run.measures })
     }
 
-    fn checksums(output: &Vec<u32>) -> Fields {
-        label_checksums(output)
+    fn checksums(output: &BfsTree) -> Fields {
+        label_checksums(&output.levels)
     }
 }
 

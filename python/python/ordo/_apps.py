@@ -39,7 +39,9 @@ PYTHON_NAMES = {"pr": "pagerank", "pr-d": "pagerank_d"}
 RESULTS = {
     "sssp": "numpy.ndarray of float64: the distance of every vertex from the source, ``inf`` where "
     "unreachable (an unweighted graph's edges weigh 1).",
-    "bfs": "numpy.ndarray of float64: the BFS level of every vertex, ``inf`` where unreachable.",
+    "bfs": "numpy.ndarray of float64: the BFS level of every vertex, ``inf`` where unreachable; with "
+    "``parents=True`` ``(levels, parents)``, parents an int64 array (the source its own parent, -1 where "
+    "unreachable).",
     "astar": "(path, length): the vertices of a shortest path from source to target (int64 array, "
     "empty when unreachable) and its length (float, ``inf`` when unreachable).",
     "pr": "numpy.ndarray of float64: the rank of every vertex (unnormalised: they sum to about n; "

@@ -61,6 +61,17 @@ pub const OPERATOR: ParamDef = ParamDef {
            With --classify, `fast` SSSP schedules every lowered vertex too, so that each gets a note.",
 };
 
+/// Also compute the BFS tree.
+pub const PARENTS: ParamDef = ParamDef {
+    name: "parents",
+    value_name: None,
+    help: "bfs: also compute the BFS tree, Graph500 style (the source is its own parent, every other \
+           reached vertex the vertex one level closer it was found from), check it with --verify (the \
+           source, levels one apart, every parent edge in the graph), and write `vertex level parent` \
+           lines with --out (`inf -1` when unreached). The priority BFS of --sched SPEC computes \
+           levels only; its parents are then derived from them, timed with the run.",
+};
+
 /// The PageRank damping factor.
 pub const ALPHA: ParamDef = ParamDef {
     name: "alpha",

@@ -20,12 +20,26 @@ use crate::access::check_source;
 use crate::AlgoError;
 
 pub mod app;
+pub mod direction;
 pub mod reference;
+pub mod tree;
 
+pub use direction::{bfs_direction, Switching, NO_PARENT};
 pub use reference::bfs_levels;
+pub use tree::check_parent_tree;
 
 /// The BFS level of a vertex the source cannot reach (levels are `< n <= 2^32 - 1`).
 pub const UNREACHED_LEVEL: u32 = u32::MAX;
+
+/// The result of a BFS: levels, and the tree when it was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BfsTree {
+    /// The level of every vertex, [`UNREACHED_LEVEL`] when unreached.
+    pub levels: Vec<u32>,
+    /// The parent of every vertex, Graph500 style: the source is its own
+    /// parent, [`NO_PARENT`] marks the unreached; `None` unless asked for.
+    pub parents: Option<Vec<VertexId>>,
+}
 
 /// BFS levels from `source` computed in parallel on `pool` with the
 /// scheduler `spec`: the number of edges on a shortest path to each vertex,

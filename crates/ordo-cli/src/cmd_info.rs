@@ -101,7 +101,8 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
 /// a symmetric graph they are the weak ones).
 fn connectivity(g: &Graph, threads: usize) -> anyhow::Result<stats::Connectivity> {
     let symmetric = stats::is_symmetric(g);
-    let pool = ordo_exec::Pool::new(threads).map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
+    let pool =
+        ordo_exec::Pool::new(threads).map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
     let cc = ordo_algos::cc::weak_component_stats(&pool, g, symmetric);
     let weak = stats::Components { count: cc.components, largest: cc.largest };
     let strong = if symmetric { weak } else { stats::strong_components(g) };

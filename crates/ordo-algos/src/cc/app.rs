@@ -25,7 +25,9 @@ use ordo_graph::{Graph, VertexId};
 use serde_json::json;
 
 use super::{afforest, component_stats, Finish};
-use crate::app::{Algorithm, AppError, Fields, Kernel, KernelChoice, KernelSet, ParamDef, Params, RefRun, Run, RunEnv};
+use crate::app::{
+    Algorithm, AppError, Fields, Kernel, KernelChoice, KernelSet, ParamDef, Params, RefRun, Run, RunEnv,
+};
 
 /// The kernels of `cc`.
 pub struct CcKernels;
@@ -64,6 +66,8 @@ impl Cc {
     /// The kernel a choice runs on this input.
     fn kernel(&self, choice: &KernelChoice) -> &'static str {
         match choice {
+            // On a symmetric graph both kernels are GAPBS's run.
+            _ if self.symmetric => AFFOREST,
             KernelChoice::Named(name) => name,
             // Without in-edges a directed graph is scanned whole; with
             // them the skipped component saves most of the edges but the
@@ -75,12 +79,14 @@ impl Cc {
 
 impl Algorithm for Cc {
     const NAME: &'static str = "cc";
-    const ABOUT: &'static str = "Weakly connected components by Afforest (Sutton et al., IPDPS'18; GAPBS cc): \
+    const ABOUT: &'static str =
+        "Weakly connected components by Afforest (Sutton et al., IPDPS'18; GAPBS cc): \
                                  the smallest vertex id of each component as its label; exact against a \
                                  sequential union-find.";
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
-    const OUT_FORMAT: &'static str = "one `vertex label` line per vertex, 0-based; the label is the smallest \
+    const OUT_FORMAT: &'static str =
+        "one `vertex label` line per vertex, 0-based; the label is the smallest \
                                       vertex id of the vertex's weakly connected component";
     /// The parent array and the labels; the transpose of a directed graph
     /// for `afforest`.
@@ -124,7 +130,14 @@ impl Algorithm for Cc {
         metrics.insert("components".to_string(), json!(stats.components));
         metrics.insert("largest_component".to_string(), json!(stats.largest));
         metrics.insert("kernel".to_string(), json!(name));
-        Ok(Run { output: ComponentLabels(labels), time_s, stats: None, metrics, baseline_tasks: None, work_split: Vec::new() })
+        Ok(Run {
+            output: ComponentLabels(labels),
+            time_s,
+            stats: None,
+            metrics,
+            baseline_tasks: None,
+            work_split: Vec::new(),
+        })
     }
 
     fn reference(&self) -> Result<RefRun<Vec<VertexId>>, AppError> {

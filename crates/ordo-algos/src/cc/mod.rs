@@ -112,7 +112,12 @@ pub fn afforest(pool: &Pool, graph: &Graph, finish: Finish<'_>) -> Vec<VertexId>
 
 /// [`afforest`] with loops of chunks of `grain` vertices (tests use small
 /// chunks so that small graphs are shared between threads).
-pub(crate) fn afforest_with_grain(pool: &Pool, graph: &Graph, finish: Finish<'_>, grain: usize) -> Vec<VertexId> {
+pub(crate) fn afforest_with_grain(
+    pool: &Pool,
+    graph: &Graph,
+    finish: Finish<'_>,
+    grain: usize,
+) -> Vec<VertexId> {
     let n = graph.num_vertices();
     let parent = Parents::singletons(n);
     let (offsets, targets) = (graph.offsets(), graph.targets());

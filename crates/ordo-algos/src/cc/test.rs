@@ -139,6 +139,7 @@ fn labels_are_written_one_vertex_a_line() {
     let g = Arc::new(graph(3, &[(2, 1)], true));
     let app = Prepared::<super::app::Cc>::new(g, Params::new()).unwrap();
     let mut out = Vec::new();
-    crate::app::Algorithm::write_out(app.app(), &super::app::ComponentLabels(vec![0, 1, 1]), &mut out).unwrap();
+    crate::app::Algorithm::write_out(app.app(), &super::app::ComponentLabels(vec![0, 1, 1]), &mut out)
+        .unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "0 0\n1 1\n2 1\n");
 }

@@ -1,6 +1,7 @@
 //! `ordo info FILE | --gen SPEC`: describe a graph — counts, out-degree
 //! distribution, weights (range, distinct values), coordinates, symmetry,
-//! reachability from a source, weakly and strongly connected components,
+//! reachability from a source, weakly connected components (Afforest, the `cc`
+//! kernel, on the run's threads) and strongly connected ones (Tarjan),
 //! load time.
 
 use std::path::PathBuf;

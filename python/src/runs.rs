@@ -13,6 +13,7 @@ use ordo_algos::app::report::{ReportHeader, RunReport};
 use ordo_algos::app::{self, AnyOutput, AppError, AppInfo, AppRun, Fields, Params, PreparedApp, RunEnv};
 use ordo_algos::bc::BcResult;
 use ordo_algos::bfs::{BfsTree, NO_PARENT};
+use ordo_algos::cc::app::ComponentLabels;
 use ordo_algos::loop_micro::Checksum;
 use ordo_algos::mst::SpanningForest;
 use ordo_algos::pagerank::app::PrResult;
@@ -102,6 +103,7 @@ fn known_output(output: &AnyOutput) -> bool {
         || output.is::<PageRank>()
         || output.is::<SpanningForest>()
         || output.is::<Parents>()
+        || output.is::<ComponentLabels>()
         || output.is::<PrPullResult>()
         || output.is::<TcResult>()
         || output.is::<BcResult>()
@@ -215,7 +217,8 @@ fn distances<'py, T: Copy + PartialEq + Into<f64>>(
 /// float64 with `inf` (BFS with `parents`: `(levels, parents)`, the parents
 /// int64 with -1 where unreached); A* `(path, length)`; PageRank ranks (both kinds);
 /// MST the forest's edges as a `(k, 3)` int64 array of `u, v, weight`;
-/// spanning forests the int64 parent of every vertex; betweenness the
+/// spanning forests the int64 parent of every vertex; components the int64
+/// label of every vertex; betweenness the
 /// float64 value of every vertex; triangles an int; the loop
 /// microbenchmark its checksum as a dict (an application whose output is
 /// none of these gives its `--out` text instead).
@@ -267,6 +270,10 @@ fn output_to_python<'py>(py: Python<'py>, info: &AppInfo, output: &AnyOutput) ->
     if let Some(p) = output.downcast_ref::<Parents>() {
         let parents: Vec<i64> = p.0.iter().map(|&v| i64::from(v)).collect();
         return Ok(PyArray1::from_vec(py, parents).into_any());
+    }
+    if let Some(c) = output.downcast_ref::<ComponentLabels>() {
+        let labels: Vec<i64> = c.0.iter().map(|&v| i64::from(v)).collect();
+        return Ok(PyArray1::from_vec(py, labels).into_any());
     }
     if let Some(pr) = output.downcast_ref::<PrPullResult>() {
         return Ok(PyArray1::from_slice(py, &pr.ranks).into_any());

@@ -409,3 +409,22 @@ def test_pull_pagerank_is_verified_and_loop_micro_returns_its_checksum():
     assert abs(ranks.sum() - 1.0) < 1e-9  # pull PageRank's ranks are a distribution
     c = ordo.loop_micro(g, size=1000, work=2, shape="even", scheduler="shared:batch=8", threads=2)
     assert c["iterations"] == 1000 and c["index_sum"] == 999 * 1000 // 2
+
+
+def test_cc_labels_are_scipys_components_with_the_smallest_id(rng):
+    for density in [0.001, 0.004, 0.02]:
+        m = random_csr(rng, 500, density)
+        g = ordo.Graph.from_scipy(m)
+        count, ref = csgraph.connected_components(m, directed=True, connection="weak")
+        # The smallest vertex of each scipy component is its expected label.
+        smallest = np.full(count, g.n, dtype=np.int64)
+        np.minimum.at(smallest, ref, np.arange(g.n))
+        for kernel in [None, "afforest", "afforest-out"]:
+            labels, stats = ordo.cc(g, scheduler=kernel, threads=2, stats=True, verify=True)
+            assert labels.dtype == np.int64 and labels.shape == (g.n,)
+            assert (labels == smallest[ref]).all(), (density, kernel)
+            assert stats["verified"] and stats["components"] == count
+            assert stats["largest_component"] == np.bincount(ref).max()
+            assert stats["kernel"] in ("afforest", "afforest-out") and stats["kernel"] == (kernel or stats["kernel"])
+    with pytest.raises(ValueError, match="unknown kernel"):
+        ordo.cc(g, scheduler="pmod")

@@ -25,6 +25,9 @@
 //! - [`spanning`](mod@spanning): spanning forests by parallel pseudo-DFS and
 //!   phased BFS on the XWS work-stealing runtime (`ordo-steal`) with adaptive
 //!   batching, the SIMPLE-style and rayon baselines, and the checker.
+//! - [`cc`](mod@cc): connected components (weak, of any graph) by Afforest
+//!   on the pool's parallel loops, lock-free linking on a parent array;
+//!   a sequential union-find as the reference, compared as partitions.
 //! - [`work_split`](mod@work_split): good versus useless work (PMOD paper §3.1,
 //!   Table 1) from the task notes of a run with `ExecOptions::log_tasks`.
 //! - The loop kernels of Callisto-RTS (ATC'15) on ordo-loops, each with a
@@ -81,6 +84,7 @@ pub mod app;
 pub mod astar;
 pub mod bc;
 pub mod bfs;
+pub mod cc;
 pub mod error;
 pub mod loop_micro;
 pub mod loop_runner;

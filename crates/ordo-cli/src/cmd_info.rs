@@ -1,6 +1,7 @@
 //! `ordo info FILE | --gen SPEC`: describe a graph — counts, out-degree
 //! distribution, weights (range, distinct values), coordinates, symmetry,
-//! reachability from a source, weakly and strongly connected components,
+//! reachability from a source, weakly connected components (Afforest, the `cc`
+//! kernel, on the run's threads) and strongly connected ones (Tarjan),
 //! load time.
 
 use std::path::PathBuf;
@@ -42,8 +43,8 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
     if source as usize >= n {
         return Err(not_a_vertex()); // before the statistics, not after them
     }
-    let rest = || (stats::graph_stats(g), stats::connectivity(g));
-    let (reach, (summary, connectivity)) = if threads >= 2 {
+    let rest = || -> anyhow::Result<_> { Ok((stats::graph_stats(g), connectivity(g, threads)?)) };
+    let (reach, rest) = if threads >= 2 {
         std::thread::scope(|s| {
             let reach = s.spawn(|| stats::reachable_from(g, source));
             let rest = rest();
@@ -52,6 +53,7 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
     } else {
         (stats::reachable_from(g, source), rest())
     };
+    let (summary, connectivity) = rest?;
     let GraphStats { n, m, degree, self_loops, parallel_edges, weights, has_coords } = summary;
     let reach = reach.ok_or_else(not_a_vertex)?;
     let stats::Connectivity { weak: components, strong, symmetric } = connectivity;
@@ -93,6 +95,19 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
         "load_s": load_s,
         "stats_s": stats_s,
     }))
+}
+
+/// Weak components by the parallel `cc` kernel on `threads` threads, strong
+/// components by Tarjan's search (only when the graph is not symmetric: in
+/// a symmetric graph they are the weak ones).
+fn connectivity(g: &Graph, threads: usize) -> anyhow::Result<stats::Connectivity> {
+    let symmetric = stats::is_symmetric(g);
+    let pool =
+        ordo_exec::Pool::new(threads).map_err(|e| anyhow::anyhow!("cannot start the worker threads: {e}"))?;
+    let cc = ordo_algos::cc::weak_component_stats(&pool, g, symmetric);
+    let weak = stats::Components { count: cc.components, largest: cc.largest };
+    let strong = if symmetric { weak } else { stats::strong_components(g) };
+    Ok(stats::Connectivity { weak, strong, symmetric })
 }
 
 fn print_text(v: &Value) -> anyhow::Result<()> {

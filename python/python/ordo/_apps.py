@@ -53,6 +53,8 @@ RESULTS = {
     "taken as undirected (a root is its own parent; one root per connected component).",
     "span-bfs": "numpy.ndarray of int64: the parent of every vertex in a BFS spanning forest of the graph "
     "taken as undirected (a root is its own parent; one root per connected component).",
+    "cc": "numpy.ndarray of int64: the label of every vertex, the smallest vertex id of its weakly "
+    "connected component (the graph taken as undirected).",
     "pr-pull": "numpy.ndarray of float64: the rank of every vertex after the pull iterations "
     "(a distribution: they sum to 1, networkx's scale).",
     "tc": "int: the number of triangles of the simple undirected graph.",
@@ -63,7 +65,7 @@ RESULTS = {
 }
 
 #: What ``scheduler=`` carries, by the application's strategy flag.
-STRATEGY = {"sched": "scheduler spec", "loop": "loop distributor spec", "batch": "work-stealing batch spec"}
+STRATEGY = {"sched": "scheduler spec", "loop": "loop distributor spec", "batch": "work-stealing batch spec", "kernel": "kernel name"}
 
 
 def _make(info: Dict[str, Any]) -> Callable[..., Any]:

@@ -514,6 +514,7 @@ pub static APPS: &[AppInfo] = &[
     AppInfo::of::<crate::mst::app::Mst>(),
     AppInfo::of::<crate::spanning::app::SpanDfs>(),
     AppInfo::of::<crate::spanning::app::SpanBfs>(),
+    AppInfo::of::<crate::cc::app::Cc>(),
     AppInfo::of::<crate::pr_pull::app::PrPull>(),
     AppInfo::of::<crate::tc::app::Tc>(),
     AppInfo::of::<crate::bc::app::Bc>(),

@@ -536,8 +536,8 @@ def _component_members(G) -> tuple:
 
 @implements(_check_components)
 def connected_components(G):
-    """The node sets of the connected components: ordo's ``span-bfs``
-    forest (see ``_kernels.component_labels``)."""
+    """The node sets of the connected components: ordo's ``cc`` (see
+    ``_kernels.component_labels``)."""
     c, groups = _component_members(G)
     node = c.origin.nodes.__getitem__
     return (set(map(node, g.tolist())) for g in groups)
@@ -545,7 +545,7 @@ def connected_components(G):
 
 @implements(_check_components)
 def number_connected_components(G):
-    """The number of connected components: ordo's ``span-bfs`` forest."""
+    """The number of connected components: ordo's ``cc``."""
     if len(G) == 0:
         return 0
     c = _graph.conversion_of(G, UNWEIGHTED)

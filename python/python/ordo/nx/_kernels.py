@@ -65,15 +65,9 @@ def spanning_forest(g, threads: Optional[int]) -> np.ndarray:
 
 def component_labels(g, threads: Optional[int]) -> np.ndarray:
     """A label per vertex, equal for the vertices of one connected component
-    of ``g`` taken as undirected (int64, the label being a vertex of the
-    component): the roots of ordo's ``span-bfs`` forest."""
-    parent = ordo.span_bfs(g, threads=threads)
-    # Pointer jumping: every step halves the distance to the root.
-    while True:
-        grand = parent[parent]
-        if (grand == parent).all():
-            return parent
-        parent = grand
+    of ``g`` taken as undirected (int64, the smallest vertex id of the
+    component): ordo's ``cc`` (Afforest)."""
+    return ordo.cc(g, threads=threads)
 
 
 def betweenness(g, threads: Optional[int]) -> np.ndarray:

@@ -1,0 +1,324 @@
+//! Parallel filter-Kruskal: the default minimum spanning forest kernel.
+//!
+//! Osipov, Sanders and Singler, "The Filter-Kruskal Minimum Spanning Tree
+//! Algorithm" (ALENEX 2009). Kruskal's algorithm spends most of its time
+//! sorting edges that can never enter the forest: once the light edges are
+//! in, most heavy edges join two vertices of one tree already. Filter-Kruskal
+//! sorts only what may matter:
+//!
+//! 1. pick a pivot key from a sample so that about as many edges are at most
+//!    the pivot as there are trees left to join;
+//! 2. solve the light edges (recursively, or by sort + scan once few);
+//! 3. drop every heavy edge whose endpoints the light edges already joined
+//!    (a *filter*: two look-ups in the flattened union-find);
+//! 4. solve what survives, the same way.
+//!
+//! The partitions, the filters and the sorts are parallel (rayon's
+//! `par_sort_unstable`, data-parallel filters on the run's thread pool); the
+//! union-find scans of sorted runs are sequential and touch only the edges
+//! that survive filtering, about `n` per level on dense graphs. Expected
+//! work `O(m + n log n log(m / n))`.
+//!
+//! The top level reads the edges straight from the CSR graph, each undirected
+//! edge once (`u < v`), and materialises only the light ones; the heavy ones
+//! are read again after the light ones are solved, already filtered, so the
+//! edges that cannot matter are never stored or sorted.
+//!
+//! # Exactness
+//! An edge is packed into a `u128` as `weight << 64 | u << 32 | v` (`u < v`),
+//! so integer order is the total order `(weight, u, v)` of [`MsfEdge`] and
+//! the forest is the unique one Kruskal's reference finds (module docs of
+//! [`super`]). The scans consume the light edges of a split before any heavy
+//! one and each sorted run in order, which is Kruskal's order restricted to
+//! the edges not filtered; a filtered edge joins two vertices already joined
+//! by lighter edges, which Kruskal would skip as well.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rayon::ThreadPool;
+
+use ordo_graph::VertexId;
+
+use super::{MsfEdge, SpanningForest, UndirectedGraph};
+
+/// Runs at most this long are sorted and scanned without a further split.
+const SORT_MIN: usize = 1 << 14;
+/// Runs of at most this many edges per tree left to join are sorted and
+/// scanned: splitting them would filter too few edges to pay its passes.
+const SORT_EDGES_PER_TREE: usize = 2;
+/// Keys sampled to choose a pivot.
+const SAMPLE: usize = 4096;
+/// Vertices per parallel task when reading the CSR graph.
+const VERTEX_GRAIN: usize = 1024;
+
+/// The result of one [`filter_kruskal`] run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilterKruskalRun {
+    /// The minimum spanning forest.
+    pub forest: SpanningForest,
+    /// Wall time in seconds: reading the edges, the whole algorithm and
+    /// sorting the forest by `(u, v)`.
+    pub time_s: f64,
+    /// Edges sorted and scanned by the union-find (the rest were filtered).
+    pub scanned_edges: u64,
+    /// Splits at a pivot.
+    pub splits: u64,
+}
+
+/// The minimum spanning forest of `graph` by parallel filter-Kruskal on the
+/// threads of `pool` (module docs).
+///
+/// # Example
+/// ```
+/// use ordo_algos::mst::{filter_kruskal, kruskal, compare_forests, UndirectedGraph};
+/// use ordo_graph::EdgeList;
+///
+/// let mut el = EdgeList::new(4, true);
+/// for (u, v, w) in [(0, 1, 4), (1, 2, 1), (2, 3, 5), (3, 0, 2), (0, 2, 3)] {
+///     el.push(u, v, w);
+/// }
+/// let graph = UndirectedGraph::new(&el.into_graph().unwrap());
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let run = filter_kruskal(&pool, &graph);
+/// assert_eq!(run.forest.total_weight, 1 + 2 + 3);
+/// compare_forests(&kruskal(&graph).forest, &run.forest).unwrap();
+/// ```
+pub fn filter_kruskal(pool: &ThreadPool, graph: &UndirectedGraph) -> FilterKruskalRun {
+    pool.install(|| {
+        let start = Instant::now();
+        let n = graph.num_vertices();
+        let mut state = State::new(n);
+        let m = graph.num_edges();
+        if m <= SORT_MIN.max(SORT_EDGES_PER_TREE * n) {
+            state.solve(read_edges(graph, |_| true));
+        } else {
+            let pivot = pick(&mut sample_graph(graph), n as f64 / m as f64);
+            state.splits += 1;
+            state.solve(read_edges(graph, |key| key <= pivot));
+            if !state.spanning() {
+                state.flatten();
+                let comp = &state.sets.parent;
+                let joins_trees = |key: u128| {
+                    let e = unpack(key);
+                    comp[e.u as usize] != comp[e.v as usize]
+                };
+                state.solve(read_edges(graph, |key| key > pivot && joins_trees(key)));
+            }
+        }
+        let State { mut chosen, scanned, splits, .. } = state;
+        chosen.par_sort_unstable_by_key(|e| (e.u, e.v));
+        let total_weight = chosen.par_iter().map(|e| e.weight as u64).sum();
+        let components = (n - chosen.len()) as u64;
+        let forest = SpanningForest { edges: chosen, total_weight, components };
+        FilterKruskalRun { forest, time_s: start.elapsed().as_secs_f64(), scanned_edges: scanned, splits }
+    })
+}
+
+/// `e` as a key whose integer order is `(weight, u, v)`.
+#[inline]
+fn pack(e: MsfEdge) -> u128 {
+    (e.weight as u128) << 64 | (e.u as u128) << 32 | e.v as u128
+}
+
+/// The edge of a key made by [`pack`].
+#[inline]
+fn unpack(key: u128) -> MsfEdge {
+    MsfEdge { weight: (key >> 64) as u32, u: (key >> 32) as u32, v: key as u32 }
+}
+
+/// Every undirected edge of `graph` once (`u < v`) whose key `keep`
+/// accepts, in no particular order. Parallel over blocks of vertices.
+fn read_edges(graph: &UndirectedGraph, keep: impl Fn(u128) -> bool + Sync) -> Vec<u128> {
+    let g = graph.graph();
+    let (offsets, targets, weights) = (g.offsets(), g.targets(), g.weights());
+    (0..g.num_vertices()).into_par_iter().with_min_len(VERTEX_GRAIN).flat_map_iter(|x| {
+        let range = offsets[x] as usize..offsets[x + 1] as usize;
+        // Adjacency lists are sorted: the arcs to larger ids are a suffix.
+        let first = range.start + targets[range.clone()].partition_point(|&y| (y as usize) <= x);
+        let keep = &keep;
+        (first..range.end).filter_map(move |slot| {
+            let w = weights.map_or(1, |w| w[slot]);
+            let key = pack(MsfEdge { weight: w, u: x as VertexId, v: targets[slot] });
+            keep(key).then_some(key)
+        })
+    })
+    .collect()
+}
+
+/// [`SAMPLE`] keys of `graph`'s edges at pseudo-random arcs (fixed seed).
+fn sample_graph(graph: &UndirectedGraph) -> Vec<u128> {
+    let g = graph.graph();
+    let (offsets, targets, weights) = (g.offsets(), g.targets(), g.weights());
+    let arcs = targets.len() as u64;
+    let mut rng = SplitMix(arcs);
+    (0..SAMPLE)
+        .map(|_| {
+            let slot = (rng.next() % arcs) as usize;
+            let x = offsets.partition_point(|&o| o as usize <= slot) - 1;
+            let w = weights.map_or(1, |w| w[slot]);
+            pack(MsfEdge::new(x as VertexId, targets[slot], w))
+        })
+        .collect()
+}
+
+/// [`SAMPLE`] keys of `edges` at pseudo-random positions (fixed seed).
+fn sample_slice(edges: &[u128]) -> Vec<u128> {
+    let mut rng = SplitMix(edges.len() as u64);
+    (0..SAMPLE).map(|_| edges[(rng.next() % edges.len() as u64) as usize]).collect()
+}
+
+/// The key at quantile `fraction` of `sample` (sorted here).
+fn pick(sample: &mut [u128], fraction: f64) -> u128 {
+    sample.sort_unstable();
+    let at = (fraction * sample.len() as f64) as usize;
+    sample[at.min(sample.len() - 1)]
+}
+
+/// The forest so far: the union-find of its trees and its edges.
+struct State {
+    sets: Sets,
+    chosen: Vec<MsfEdge>,
+    /// Vertices; the forest spans once it has `n − 1` edges.
+    n: usize,
+    scanned: u64,
+    splits: u64,
+}
+
+impl State {
+    fn new(n: usize) -> Self {
+        State { sets: Sets::new(n), chosen: Vec::with_capacity(n), n, scanned: 0, splits: 0 }
+    }
+
+    /// Whether the forest is a spanning tree: no later edge can enter it.
+    fn spanning(&self) -> bool {
+        self.chosen.len() + 1 >= self.n
+    }
+
+    /// Trees left to join: an upper bound on the edges still to choose.
+    fn trees(&self) -> usize {
+        self.n - self.chosen.len()
+    }
+
+    /// Adds to the forest every edge of `edges` that Kruskal would, given
+    /// that every edge lighter than all of them has been offered already.
+    fn solve(&mut self, edges: Vec<u128>) {
+        if self.spanning() || edges.is_empty() {
+            return;
+        }
+        if edges.len() <= SORT_MIN.max(SORT_EDGES_PER_TREE * self.trees()) {
+            return self.sort_and_scan(edges);
+        }
+        let pivot = pick(&mut sample_slice(&edges), self.trees() as f64 / edges.len() as f64);
+        let (light, heavy): (Vec<u128>, Vec<u128>) = edges.into_par_iter().partition(|&key| key <= pivot);
+        if heavy.is_empty() {
+            // The pivot was the largest key: splitting made no progress.
+            return self.sort_and_scan(light);
+        }
+        self.splits += 1;
+        self.solve(light);
+        if self.spanning() {
+            return;
+        }
+        self.flatten();
+        let comp = &self.sets.parent;
+        let survivors: Vec<u128> = heavy
+            .into_par_iter()
+            .filter(|&key| {
+                let e = unpack(key);
+                comp[e.u as usize] != comp[e.v as usize]
+            })
+            .collect();
+        self.solve(survivors);
+    }
+
+    /// Kruskal on `edges`: sort (in parallel), then scan in order.
+    fn sort_and_scan(&mut self, mut edges: Vec<u128>) {
+        edges.par_sort_unstable();
+        self.scanned += edges.len() as u64;
+        for &key in &edges {
+            let e = unpack(key);
+            if self.sets.union(e.u, e.v) {
+                self.chosen.push(e);
+                if self.spanning() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Points every vertex at its root, so that a filter needs one look-up
+    /// per endpoint (two vertices are joined iff their parents are equal).
+    fn flatten(&mut self) {
+        let parent = &self.sets.parent;
+        let roots: Vec<VertexId> = (0..parent.len()).into_par_iter().map(|x| root(parent, x as VertexId)).collect();
+        self.sets.parent = roots;
+    }
+}
+
+/// The root of `x` without changing the forest (safe to call in parallel).
+#[inline]
+fn root(parent: &[VertexId], mut x: VertexId) -> VertexId {
+    while parent[x as usize] != x {
+        x = parent[x as usize];
+    }
+    x
+}
+
+/// Union by rank with path halving; [`State::flatten`] compresses every path
+/// at once between the sequential scans.
+struct Sets {
+    /// A vertex's parent; roots are their own parent.
+    parent: Vec<VertexId>,
+    /// An upper bound on the height of a root's tree (valid at roots).
+    rank: Vec<u8>,
+}
+
+impl Sets {
+    fn new(n: usize) -> Self {
+        Sets { parent: (0..n as u64).map(|x| x as VertexId).collect(), rank: vec![0; n] }
+    }
+
+    #[inline]
+    fn find(&mut self, mut x: VertexId) -> VertexId {
+        loop {
+            let p = self.parent[x as usize];
+            if p == x {
+                return x;
+            }
+            let grand = self.parent[p as usize];
+            self.parent[x as usize] = grand;
+            x = grand;
+        }
+    }
+
+    /// Joins the trees of `a` and `b`; `false` when they were one already.
+    #[inline]
+    fn union(&mut self, a: VertexId, b: VertexId) -> bool {
+        let (mut a, mut b) = (self.find(a), self.find(b));
+        if a == b {
+            return false;
+        }
+        if self.rank[a as usize] < self.rank[b as usize] {
+            std::mem::swap(&mut a, &mut b);
+        }
+        self.parent[b as usize] = a;
+        if self.rank[a as usize] == self.rank[b as usize] {
+            self.rank[a as usize] += 1;
+        }
+        true
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014): the sample positions.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}

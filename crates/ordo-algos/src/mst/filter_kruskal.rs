@@ -25,9 +25,11 @@
 //! edges that cannot matter are never stored or sorted.
 //!
 //! # Exactness
-//! An edge is packed into a `u128` as `weight << 64 | u << 32 | v` (`u < v`),
-//! so integer order is the total order `(weight, u, v)` of [`MsfEdge`] and
-//! the forest is the unique one Kruskal's reference finds (module docs of
+//! An edge is packed into an integer key as `weight << 2b | u << b | v`
+//! (`u < v`, `b` bits per vertex id): a `u64` when the weights and ids fit
+//! (half the memory traffic of the sorts and filters), a `u128` otherwise.
+//! Integer order is the total order `(weight, u, v)` of [`MsfEdge`], so the
+//! forest is the unique one Kruskal's reference finds (module docs of
 //! [`super`]). The scans consume the light edges of a split before any heavy
 //! one and each sorted run in order, which is Kruskal's order restricted to
 //! the edges not filtered; a filtered edge joins two vertices already joined
@@ -38,7 +40,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use rayon::ThreadPool;
 
-use ordo_graph::VertexId;
+use ordo_graph::{VertexId, Weight};
 
 use super::{MsfEdge, SpanningForest, UndirectedGraph};
 
@@ -88,66 +90,114 @@ pub fn filter_kruskal(pool: &ThreadPool, graph: &UndirectedGraph) -> FilterKrusk
     pool.install(|| {
         let start = Instant::now();
         let n = graph.num_vertices();
-        let mut state = State::new(n);
-        let m = graph.num_edges();
-        if m <= SORT_MIN.max(SORT_EDGES_PER_TREE * n) {
-            state.solve(read_edges(graph, |_| true));
+        let weight_bits = graph.graph().weights().map_or(1, |w| {
+            let max = w.par_iter().copied().max().unwrap_or(0);
+            u32::BITS - max.leading_zeros()
+        });
+        let vertex_bits = (u32::BITS - (n.saturating_sub(1) as u32).leading_zeros()).max(1);
+        let state = if vertex_bits < 32 && weight_bits + 2 * vertex_bits <= u64::BITS {
+            solve_graph::<u64>(graph, Packing { vertex_bits })
         } else {
-            let pivot = pick(&mut sample_graph(graph), n as f64 / m as f64);
-            state.splits += 1;
-            state.solve(read_edges(graph, |key| key <= pivot));
-            if !state.spanning() {
-                state.flatten();
-                let comp = &state.sets.parent;
-                let joins_trees = |key: u128| {
-                    let e = unpack(key);
-                    comp[e.u as usize] != comp[e.v as usize]
-                };
-                state.solve(read_edges(graph, |key| key > pivot && joins_trees(key)));
-            }
-        }
-        let State { mut chosen, scanned, splits, .. } = state;
-        chosen.par_sort_unstable_by_key(|e| (e.u, e.v));
-        let total_weight = chosen.par_iter().map(|e| e.weight as u64).sum();
-        let components = (n - chosen.len()) as u64;
-        let forest = SpanningForest { edges: chosen, total_weight, components };
+            solve_graph::<u128>(graph, Packing { vertex_bits: 32 })
+        };
+        let State { chosen, scanned, splits, .. } = state;
+        let edges = sort_by_endpoints(n, chosen);
+        let total_weight = edges.par_iter().map(|e| e.weight as u64).sum();
+        let components = (n - edges.len()) as u64;
+        let forest = SpanningForest { edges, total_weight, components };
         FilterKruskalRun { forest, time_s: start.elapsed().as_secs_f64(), scanned_edges: scanned, splits }
     })
 }
 
-/// `e` as a key whose integer order is `(weight, u, v)`.
-#[inline]
-fn pack(e: MsfEdge) -> u128 {
-    (e.weight as u128) << 64 | (e.u as u128) << 32 | e.v as u128
+/// The forest of `graph` with keys of type `K` (module docs): one split of
+/// the CSR edges at a pivot, the light ones solved first, the heavy ones
+/// read already filtered.
+fn solve_graph<K: Key>(graph: &UndirectedGraph, packing: Packing) -> State {
+    let n = graph.num_vertices();
+    let m = graph.num_edges();
+    let mut state = State::new(n);
+    if m <= SORT_MIN.max(SORT_EDGES_PER_TREE * n) {
+        state.solve(read_edges::<K>(graph, packing, |_| true), packing);
+        return state;
+    }
+    let pivot: K = pick(&mut sample_graph(graph, packing), n as f64 / m as f64);
+    state.splits += 1;
+    state.solve(read_edges(graph, packing, |key: K| key <= pivot), packing);
+    if !state.spanning() {
+        state.flatten();
+        let comp = &state.sets.parent;
+        let joins_trees = |key: K| {
+            let e = key.unpack(packing);
+            comp[e.u as usize] != comp[e.v as usize]
+        };
+        let survivors = read_edges(graph, packing, |key| key > pivot && joins_trees(key));
+        state.solve(survivors, packing);
+    }
+    state
 }
 
-/// The edge of a key made by [`pack`].
-#[inline]
-fn unpack(key: u128) -> MsfEdge {
-    MsfEdge { weight: (key >> 64) as u32, u: (key >> 32) as u32, v: key as u32 }
+/// How [`Key`]s hold an edge: `weight << 2b | u << b | v` with `b =
+/// vertex_bits`.
+#[derive(Clone, Copy, Debug)]
+struct Packing {
+    vertex_bits: u32,
 }
+
+/// An integer holding an edge so that integer order is `(weight, u, v)`.
+trait Key: Copy + Ord + Send + Sync {
+    /// `e` packed; its weight and ids must fit the packing.
+    fn pack(e: MsfEdge, packing: Packing) -> Self;
+    /// The edge of a key made by [`Key::pack`].
+    fn unpack(self, packing: Packing) -> MsfEdge;
+}
+
+macro_rules! impl_key {
+    ($t:ty) => {
+        impl Key for $t {
+            #[inline]
+            fn pack(e: MsfEdge, p: Packing) -> Self {
+                (e.weight as $t) << (2 * p.vertex_bits) | (e.u as $t) << p.vertex_bits | e.v as $t
+            }
+
+            #[inline]
+            fn unpack(self, p: Packing) -> MsfEdge {
+                let mask: $t = (1 << p.vertex_bits) - 1;
+                MsfEdge {
+                    weight: (self >> (2 * p.vertex_bits)) as Weight,
+                    u: ((self >> p.vertex_bits) & mask) as VertexId,
+                    v: (self & mask) as VertexId,
+                }
+            }
+        }
+    };
+}
+impl_key!(u64);
+impl_key!(u128);
 
 /// Every undirected edge of `graph` once (`u < v`) whose key `keep`
 /// accepts, in no particular order. Parallel over blocks of vertices.
-fn read_edges(graph: &UndirectedGraph, keep: impl Fn(u128) -> bool + Sync) -> Vec<u128> {
+fn read_edges<K: Key>(graph: &UndirectedGraph, packing: Packing, keep: impl Fn(K) -> bool + Sync) -> Vec<K> {
     let g = graph.graph();
     let (offsets, targets, weights) = (g.offsets(), g.targets(), g.weights());
-    (0..g.num_vertices()).into_par_iter().with_min_len(VERTEX_GRAIN).flat_map_iter(|x| {
-        let range = offsets[x] as usize..offsets[x + 1] as usize;
-        // Adjacency lists are sorted: the arcs to larger ids are a suffix.
-        let first = range.start + targets[range.clone()].partition_point(|&y| (y as usize) <= x);
-        let keep = &keep;
-        (first..range.end).filter_map(move |slot| {
-            let w = weights.map_or(1, |w| w[slot]);
-            let key = pack(MsfEdge { weight: w, u: x as VertexId, v: targets[slot] });
-            keep(key).then_some(key)
+    (0..g.num_vertices())
+        .into_par_iter()
+        .with_min_len(VERTEX_GRAIN)
+        .flat_map_iter(|x| {
+            let range = offsets[x] as usize..offsets[x + 1] as usize;
+            // Adjacency lists are sorted: the arcs to larger ids are a suffix.
+            let first = range.start + targets[range.clone()].partition_point(|&y| (y as usize) <= x);
+            let keep = &keep;
+            (first..range.end).filter_map(move |slot| {
+                let w = weights.map_or(1, |w| w[slot]);
+                let key = K::pack(MsfEdge { weight: w, u: x as VertexId, v: targets[slot] }, packing);
+                keep(key).then_some(key)
+            })
         })
-    })
-    .collect()
+        .collect()
 }
 
 /// [`SAMPLE`] keys of `graph`'s edges at pseudo-random arcs (fixed seed).
-fn sample_graph(graph: &UndirectedGraph) -> Vec<u128> {
+fn sample_graph<K: Key>(graph: &UndirectedGraph, packing: Packing) -> Vec<K> {
     let g = graph.graph();
     let (offsets, targets, weights) = (g.offsets(), g.targets(), g.weights());
     let arcs = targets.len() as u64;
@@ -157,22 +207,42 @@ fn sample_graph(graph: &UndirectedGraph) -> Vec<u128> {
             let slot = (rng.next() % arcs) as usize;
             let x = offsets.partition_point(|&o| o as usize <= slot) - 1;
             let w = weights.map_or(1, |w| w[slot]);
-            pack(MsfEdge::new(x as VertexId, targets[slot], w))
+            K::pack(MsfEdge::new(x as VertexId, targets[slot], w), packing)
         })
         .collect()
 }
 
 /// [`SAMPLE`] keys of `edges` at pseudo-random positions (fixed seed).
-fn sample_slice(edges: &[u128]) -> Vec<u128> {
+fn sample_slice<K: Key>(edges: &[K]) -> Vec<K> {
     let mut rng = SplitMix(edges.len() as u64);
     (0..SAMPLE).map(|_| edges[(rng.next() % edges.len() as u64) as usize]).collect()
 }
 
 /// The key at quantile `fraction` of `sample` (sorted here).
-fn pick(sample: &mut [u128], fraction: f64) -> u128 {
+fn pick<K: Key>(sample: &mut [K], fraction: f64) -> K {
     sample.sort_unstable();
     let at = (fraction * sample.len() as f64) as usize;
     sample[at.min(sample.len() - 1)]
+}
+
+/// `edges` (a forest on `0..n`) sorted by `(u, v)`: a counting sort by `u`,
+/// then each vertex's few edges by `v` in parallel. `O(n + |edges|)`.
+fn sort_by_endpoints(n: usize, edges: Vec<MsfEdge>) -> Vec<MsfEdge> {
+    let mut next = vec![0u32; n + 1];
+    for e in &edges {
+        next[e.u as usize + 1] += 1;
+    }
+    for x in 1..=n {
+        next[x] += next[x - 1];
+    }
+    let mut sorted = vec![MsfEdge { weight: 0, u: 0, v: 0 }; edges.len()];
+    for e in edges {
+        let at = &mut next[e.u as usize];
+        sorted[*at as usize] = e;
+        *at += 1;
+    }
+    sorted.par_chunk_by_mut(|a, b| a.u == b.u).for_each(|same_u| same_u.sort_unstable_by_key(|e| e.v));
+    sorted
 }
 
 /// The forest so far: the union-find of its trees and its edges.
@@ -202,42 +272,42 @@ impl State {
 
     /// Adds to the forest every edge of `edges` that Kruskal would, given
     /// that every edge lighter than all of them has been offered already.
-    fn solve(&mut self, edges: Vec<u128>) {
+    fn solve<K: Key>(&mut self, edges: Vec<K>, packing: Packing) {
         if self.spanning() || edges.is_empty() {
             return;
         }
         if edges.len() <= SORT_MIN.max(SORT_EDGES_PER_TREE * self.trees()) {
-            return self.sort_and_scan(edges);
+            return self.sort_and_scan(edges, packing);
         }
         let pivot = pick(&mut sample_slice(&edges), self.trees() as f64 / edges.len() as f64);
-        let (light, heavy): (Vec<u128>, Vec<u128>) = edges.into_par_iter().partition(|&key| key <= pivot);
+        let (light, heavy): (Vec<K>, Vec<K>) = edges.into_par_iter().partition(|&key| key <= pivot);
         if heavy.is_empty() {
             // The pivot was the largest key: splitting made no progress.
-            return self.sort_and_scan(light);
+            return self.sort_and_scan(light, packing);
         }
         self.splits += 1;
-        self.solve(light);
+        self.solve(light, packing);
         if self.spanning() {
             return;
         }
         self.flatten();
         let comp = &self.sets.parent;
-        let survivors: Vec<u128> = heavy
+        let survivors: Vec<K> = heavy
             .into_par_iter()
             .filter(|&key| {
-                let e = unpack(key);
+                let e = key.unpack(packing);
                 comp[e.u as usize] != comp[e.v as usize]
             })
             .collect();
-        self.solve(survivors);
+        self.solve(survivors, packing);
     }
 
     /// Kruskal on `edges`: sort (in parallel), then scan in order.
-    fn sort_and_scan(&mut self, mut edges: Vec<u128>) {
+    fn sort_and_scan<K: Key>(&mut self, mut edges: Vec<K>, packing: Packing) {
         edges.par_sort_unstable();
         self.scanned += edges.len() as u64;
         for &key in &edges {
-            let e = unpack(key);
+            let e = key.unpack(packing);
             if self.sets.union(e.u, e.v) {
                 self.chosen.push(e);
                 if self.spanning() {

@@ -16,8 +16,8 @@
 //!   `undirected_edges`.
 //! - Metrics of a run: `kernel`, `mst_weight`, `mst_edges`, `components`
 //!   (connected components, isolated vertices included); filter-Kruskal adds
-//!   `scanned_edges` (edges sorted and scanned, the rest were filtered) and
-//!   `splits`.
+//!   `scanned_edges` (edges sorted and scanned, the rest were filtered),
+//!   `splits` and `key_bits` (64, or 128 when weights and ids do not fit).
 //! - Reference: Kruskal (sort + union-find) with the same total order on
 //!   edges, `(weight, min(u, v), max(u, v))`, so the MSF is unique.
 //! - `work_increase` baseline (scheduled Boruvka only): the tasks of the same operator run on one
@@ -77,6 +77,7 @@ impl Mst {
         let mut metrics = forest_metrics("filter-kruskal", &run.forest);
         metrics.insert("scanned_edges".to_string(), json!(run.scanned_edges));
         metrics.insert("splits".to_string(), json!(run.splits));
+        metrics.insert("key_bits".to_string(), json!(run.key_bits));
         Ok(Run {
             output: run.forest,
             time_s: run.time_s,

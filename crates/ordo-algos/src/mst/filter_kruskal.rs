@@ -44,7 +44,9 @@ use ordo_graph::{VertexId, Weight};
 
 use super::{MsfEdge, SpanningForest, UndirectedGraph};
 
-/// Runs at most this long are sorted and scanned without a further split.
+/// Runs at most this long are sorted and scanned without a further split
+/// (the tests lower it through [`filter_kruskal_with`] to reach every path
+/// on small graphs).
 const SORT_MIN: usize = 1 << 14;
 /// Runs of at most this many edges per tree left to join are sorted and
 /// scanned: splitting them would filter too few edges to pay its passes.
@@ -66,6 +68,8 @@ pub struct FilterKruskalRun {
     pub scanned_edges: u64,
     /// Splits at a pivot.
     pub splits: u64,
+    /// Bits of a packed edge: 64, or 128 when the weights and ids do not fit.
+    pub key_bits: u32,
 }
 
 /// The minimum spanning forest of `graph` by parallel filter-Kruskal on the
@@ -87,6 +91,12 @@ pub struct FilterKruskalRun {
 /// compare_forests(&kruskal(&graph).forest, &run.forest).unwrap();
 /// ```
 pub fn filter_kruskal(pool: &ThreadPool, graph: &UndirectedGraph) -> FilterKruskalRun {
+    filter_kruskal_with(pool, graph, SORT_MIN)
+}
+
+/// [`filter_kruskal`] with runs of at most `sort_min` edges sorted without
+/// a split.
+pub(crate) fn filter_kruskal_with(pool: &ThreadPool, graph: &UndirectedGraph, sort_min: usize) -> FilterKruskalRun {
     pool.install(|| {
         let start = Instant::now();
         let n = graph.num_vertices();
@@ -95,28 +105,29 @@ pub fn filter_kruskal(pool: &ThreadPool, graph: &UndirectedGraph) -> FilterKrusk
             u32::BITS - max.leading_zeros()
         });
         let vertex_bits = (u32::BITS - (n.saturating_sub(1) as u32).leading_zeros()).max(1);
-        let state = if vertex_bits < 32 && weight_bits + 2 * vertex_bits <= u64::BITS {
-            solve_graph::<u64>(graph, Packing { vertex_bits })
+        let (state, key_bits) = if vertex_bits < 32 && weight_bits + 2 * vertex_bits <= u64::BITS {
+            (solve_graph::<u64>(graph, Packing { vertex_bits }, sort_min), u64::BITS)
         } else {
-            solve_graph::<u128>(graph, Packing { vertex_bits: 32 })
+            (solve_graph::<u128>(graph, Packing { vertex_bits: 32 }, sort_min), u128::BITS)
         };
         let State { chosen, scanned, splits, .. } = state;
         let edges = sort_by_endpoints(n, chosen);
         let total_weight = edges.par_iter().map(|e| e.weight as u64).sum();
         let components = (n - edges.len()) as u64;
         let forest = SpanningForest { edges, total_weight, components };
-        FilterKruskalRun { forest, time_s: start.elapsed().as_secs_f64(), scanned_edges: scanned, splits }
+        let time_s = start.elapsed().as_secs_f64();
+        FilterKruskalRun { forest, time_s, scanned_edges: scanned, splits, key_bits }
     })
 }
 
 /// The forest of `graph` with keys of type `K` (module docs): one split of
 /// the CSR edges at a pivot, the light ones solved first, the heavy ones
 /// read already filtered.
-fn solve_graph<K: Key>(graph: &UndirectedGraph, packing: Packing) -> State {
+fn solve_graph<K: Key>(graph: &UndirectedGraph, packing: Packing, sort_min: usize) -> State {
     let n = graph.num_vertices();
     let m = graph.num_edges();
-    let mut state = State::new(n);
-    if m <= SORT_MIN.max(SORT_EDGES_PER_TREE * n) {
+    let mut state = State::new(n, sort_min);
+    if m <= sort_min.max(SORT_EDGES_PER_TREE * n) {
         state.solve(read_edges::<K>(graph, packing, |_| true), packing);
         return state;
     }
@@ -251,13 +262,15 @@ struct State {
     chosen: Vec<MsfEdge>,
     /// Vertices; the forest spans once it has `n − 1` edges.
     n: usize,
+    /// Runs at most this long are sorted without a split ([`SORT_MIN`]).
+    sort_min: usize,
     scanned: u64,
     splits: u64,
 }
 
 impl State {
-    fn new(n: usize) -> Self {
-        State { sets: Sets::new(n), chosen: Vec::with_capacity(n), n, scanned: 0, splits: 0 }
+    fn new(n: usize, sort_min: usize) -> Self {
+        State { sets: Sets::new(n), chosen: Vec::with_capacity(n), n, sort_min, scanned: 0, splits: 0 }
     }
 
     /// Whether the forest is a spanning tree: no later edge can enter it.
@@ -276,7 +289,7 @@ impl State {
         if self.spanning() || edges.is_empty() {
             return;
         }
-        if edges.len() <= SORT_MIN.max(SORT_EDGES_PER_TREE * self.trees()) {
+        if edges.len() <= self.sort_min.max(SORT_EDGES_PER_TREE * self.trees()) {
             return self.sort_and_scan(edges, packing);
         }
         let pivot = pick(&mut sample_slice(&edges), self.trees() as f64 / edges.len() as f64);

@@ -177,7 +177,9 @@ fn stress_concurrent_merging_on_a_dense_graph() {
 /// filter-Kruskal splits at a pivot and filters most heavy edges.
 #[test]
 fn filter_kruskal_on_dense_kronecker_and_uniform_random_graphs() {
-    for spec in ["kron:scale=13,seed=2", "random:n=5000,m=100000,wmax=100,seed=4", "kron:scale=12,wmax=2,seed=9"] {
+    for spec in
+        ["kron:scale=13,seed=2", "random:n=5000,m=100000,wmax=100,seed=4", "kron:scale=12,wmax=2,seed=9"]
+    {
         let g = UndirectedGraph::new(&generate(spec));
         assert!(g.num_edges() > 2 * g.num_vertices(), "{spec} is dense enough to split");
         let reference = checked_reference(&g);
@@ -185,6 +187,9 @@ fn filter_kruskal_on_dense_kronecker_and_uniform_random_graphs() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let run = mst::filter_kruskal(&pool, &g);
         let (splits, scanned) = (run.splits, run.scanned_edges);
-        assert!(splits >= 1 && scanned < g.num_edges() as u64 / 2, "{spec}: {splits} splits, {scanned} scanned");
+        assert!(
+            splits >= 1 && scanned < g.num_edges() as u64 / 2,
+            "{spec}: {splits} splits, {scanned} scanned"
+        );
     }
 }

@@ -39,7 +39,9 @@ use ordo_graph::Graph;
 use serde_json::json;
 
 use super::{SpanningForest, UndirectedGraph};
-use crate::app::{Algorithm, AppError, Fields, Kernel, KernelChoice, KernelSet, ParamDef, Params, RefRun, Run, RunEnv};
+use crate::app::{
+    Algorithm, AppError, Fields, Kernel, KernelChoice, KernelSet, ParamDef, Params, RefRun, Run, RunEnv,
+};
 use ordo_graph::memory::WorkingMemory;
 
 /// The kernels of `mst`: filter-Kruskal by name and the priority-scheduled
@@ -70,7 +72,8 @@ impl Mst {
         if rayon.as_ref().is_none_or(|p| p.current_num_threads() != threads) {
             *rayon = None;
             let built = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            *rayon = Some(built.map_err(|e| AppError::Failed(format!("cannot create the thread pool: {e}")))?);
+            *rayon =
+                Some(built.map_err(|e| AppError::Failed(format!("cannot create the thread pool: {e}")))?);
         }
         let pool = rayon.as_ref().expect("made above");
         let run = super::filter_kruskal(pool, &self.graph);

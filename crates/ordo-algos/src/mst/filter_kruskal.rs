@@ -96,7 +96,11 @@ pub fn filter_kruskal(pool: &ThreadPool, graph: &UndirectedGraph) -> FilterKrusk
 
 /// [`filter_kruskal`] with runs of at most `sort_min` edges sorted without
 /// a split.
-pub(crate) fn filter_kruskal_with(pool: &ThreadPool, graph: &UndirectedGraph, sort_min: usize) -> FilterKruskalRun {
+pub(crate) fn filter_kruskal_with(
+    pool: &ThreadPool,
+    graph: &UndirectedGraph,
+    sort_min: usize,
+) -> FilterKruskalRun {
     pool.install(|| {
         let start = Instant::now();
         let n = graph.num_vertices();
@@ -334,7 +338,8 @@ impl State {
     /// per endpoint (two vertices are joined iff their parents are equal).
     fn flatten(&mut self) {
         let parent = &self.sets.parent;
-        let roots: Vec<VertexId> = (0..parent.len()).into_par_iter().map(|x| root(parent, x as VertexId)).collect();
+        let roots: Vec<VertexId> =
+            (0..parent.len()).into_par_iter().map(|x| root(parent, x as VertexId)).collect();
         self.sets.parent = roots;
     }
 }

@@ -251,7 +251,9 @@ fn filter_kruskal_with_128_bit_keys_on_a_wide_id_space() {
         .map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32, u32::MAX - rng.below(4) as u32))
         .collect();
     // A dense corner with ties, so that cycles are rejected too.
-    edges.extend((0..3000).map(|_| (rng.below(40) as u32, rng.below(40) as u32, u32::MAX - rng.below(3) as u32)));
+    edges.extend(
+        (0..3000).map(|_| (rng.below(40) as u32, rng.below(40) as u32, u32::MAX - rng.below(3) as u32)),
+    );
     let g = UndirectedGraph::new(&graph(n, &edges));
     let reference = kruskal(&g).forest;
     for threads in [1, 2, 4] {

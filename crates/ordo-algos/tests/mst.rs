@@ -1,4 +1,6 @@
-//! Boruvka MSF on every registered scheduler × {1, 2, 4} threads against
+//! Boruvka MSF on every registered scheduler × {1, 2, 4} threads, and
+//! filter-Kruskal at {1, 2, 4} threads (also on Kronecker and uniform random
+//! graphs, where the pivot splits the edges), against
 //! Kruskal, exactly: same weight, same edge count, same components, same
 //! edge set (the total order `(weight, u, v)` makes the MSF unique), plus
 //! the structural check and the task-count identity
@@ -22,9 +24,23 @@ fn generate(spec: &str) -> Graph {
     spec.parse::<GenSpec>().unwrap().generate().unwrap()
 }
 
-/// Runs Boruvka on every scheduler and thread count and checks each run
-/// against `reference` (already checked against the graph).
+/// Runs filter-Kruskal at every thread count and checks each run against
+/// `reference` (already checked against the graph).
+fn filter_kruskal_matches(name: &str, graph: &UndirectedGraph, reference: &SpanningForest) {
+    for threads in THREADS {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let run = mst::filter_kruskal(&pool, graph);
+        let what = format!("{name} by filter-Kruskal with {threads} threads");
+        mst::compare_forests(reference, &run.forest).unwrap_or_else(|e| panic!("{what}: {e}"));
+        mst::check_spanning_forest(graph, &run.forest).unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}
+
+/// Runs Boruvka on every scheduler and thread count, and filter-Kruskal at
+/// every thread count, and checks each run against `reference` (already
+/// checked against the graph).
 fn every_scheduler_matches(name: &str, graph: &UndirectedGraph, reference: &SpanningForest) {
+    filter_kruskal_matches(name, graph, reference);
     let n = graph.num_vertices();
     let opts = ExecOptions::default();
     for threads in THREADS {
@@ -154,5 +170,26 @@ fn stress_concurrent_merging_on_a_dense_graph() {
             mst::compare_forests(&reference, &forest).unwrap_or_else(|e| panic!("{sched} run {run}: {e}"));
             assert_eq!(stats.total.tasks - stats.total.stale_tasks, reference.useful_tasks(n as usize));
         }
+    }
+}
+
+/// Kronecker and uniform random graphs have many more edges than vertices:
+/// filter-Kruskal splits at a pivot and filters most heavy edges.
+#[test]
+fn filter_kruskal_on_dense_kronecker_and_uniform_random_graphs() {
+    for spec in
+        ["kron:scale=13,seed=2", "random:n=5000,m=100000,wmax=100,seed=4", "kron:scale=12,wmax=2,seed=9"]
+    {
+        let g = UndirectedGraph::new(&generate(spec));
+        assert!(g.num_edges() > 2 * g.num_vertices(), "{spec} is dense enough to split");
+        let reference = checked_reference(&g);
+        filter_kruskal_matches(spec, &g, &reference);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let run = mst::filter_kruskal(&pool, &g);
+        let (splits, scanned) = (run.splits, run.scanned_edges);
+        assert!(
+            splits >= 1 && scanned < g.num_edges() as u64 / 2,
+            "{spec}: {splits} splits, {scanned} scanned"
+        );
     }
 }

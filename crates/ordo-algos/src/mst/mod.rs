@@ -20,6 +20,9 @@
 //! sorted edge lists exactly.
 //!
 //! # Pieces
+//! - [`filter_kruskal()`](filter_kruskal::filter_kruskal): parallel
+//!   filter-Kruskal, the default kernel of the `mst` application: sorts only
+//!   the edges that may enter the forest.
 //! - [`boruvka()`](boruvka::boruvka): the priority-scheduled algorithm, a task
 //!   per component representative with priority = the component's current
 //!   edge count (the artifact's `boruvka-merge`); its module docs carry the
@@ -56,6 +59,7 @@
 
 pub mod app;
 pub mod boruvka;
+pub mod filter_kruskal;
 pub mod reference;
 pub mod verify;
 
@@ -63,6 +67,7 @@ pub mod verify;
 mod test;
 
 pub use boruvka::{boruvka, boruvka_exact_order, ExactOrderRun};
+pub use filter_kruskal::{filter_kruskal, FilterKruskalRun};
 pub use reference::{kruskal, KruskalRun};
 pub use verify::{check_spanning_forest, compare_forests, MstError};
 

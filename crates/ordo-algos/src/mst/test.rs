@@ -1,6 +1,7 @@
 //! Unit tests of the MSF module: Kruskal on graphs drawn here and against
-//! an independent Prim on random graphs, the checks, and Boruvka on small
-//! inputs (the scheduler × thread matrix is in `tests/mst.rs`).
+//! an independent Prim on random graphs, the checks, Boruvka and
+//! filter-Kruskal on small inputs (the scheduler × thread matrix and the
+//! generated inputs are in `tests/mst.rs`).
 
 use ordo_exec::{ExecOptions, Pool};
 use ordo_graph::{EdgeList, Graph};
@@ -180,6 +181,88 @@ fn boruvka_equals_kruskal_on_small_random_graphs() {
             compare_forests(&reference, &forest).unwrap();
             check_spanning_forest(&g, &forest).unwrap();
             assert_eq!(stats.total.tasks - stats.total.stale_tasks, reference.useful_tasks(n), "{sched}");
+        }
+    }
+}
+
+#[test]
+fn filter_kruskal_equals_kruskal_on_small_random_graphs_at_every_split_depth() {
+    let mut rng = Rng(91);
+    let mut splits = 0;
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for trial in 0..80 {
+            let n = 1 + rng.below(60) as usize;
+            let m = rng.below(600);
+            // Ties in half the trials; weights near 2^31 in some, so that the
+            // keys need 128 bits.
+            let wmax = match trial % 4 {
+                0 | 1 => 2,
+                2 => 500,
+                _ => u32::MAX as u64 / 2,
+            };
+            let edges: Vec<_> = (0..m)
+                .map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32, 1 + rng.below(wmax) as u32))
+                .collect();
+            let g = UndirectedGraph::new(&graph(n, &edges));
+            let reference = kruskal(&g).forest;
+            // Sorting runs of at most 1, 8 or the default number of edges:
+            // deep recursion, some, none.
+            for sort_min in [1, 8, 1 << 14] {
+                let run = filter_kruskal::filter_kruskal_with(&pool, &g, sort_min);
+                let what = format!("trial {trial}, {threads} threads, sort_min {sort_min}");
+                compare_forests(&reference, &run.forest).unwrap_or_else(|e| panic!("{what}: {e}"));
+                check_spanning_forest(&g, &run.forest).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(run.scanned_edges <= g.num_edges() as u64, "{what}");
+                assert_eq!(run.key_bits, 64, "{what}");
+                splits += run.splits;
+            }
+        }
+    }
+    assert!(splits > 100, "the small limits split the edges: {splits} splits");
+}
+
+#[test]
+fn filter_kruskal_on_hand_made_graphs() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    // Two components plus an isolated vertex 5, ties at 7, a 3-4 pair kept at weight 1.
+    let g = UndirectedGraph::new(&graph(6, &[(0, 1, 7), (1, 2, 7), (2, 0, 7), (3, 4, 100), (4, 3, 1)]));
+    let run = filter_kruskal(&pool, &g);
+    assert_eq!(pairs(&run.forest), vec![(0, 1, 7), (0, 2, 7), (3, 4, 1)]);
+    assert_eq!((run.forest.total_weight, run.forest.components), (15, 3));
+    // No edges, and the empty graph.
+    let run = filter_kruskal(&pool, &UndirectedGraph::new(&graph(3, &[])));
+    assert_eq!((run.forest.edges.len(), run.forest.components, run.forest.total_weight), (0, 3, 0));
+    let run = filter_kruskal(&pool, &UndirectedGraph::new(&graph(0, &[])));
+    assert_eq!((run.forest.edges.len(), run.forest.components), (0, 0));
+    // Weights of 0 only, and the largest weight.
+    let g = UndirectedGraph::new(&graph(3, &[(0, 1, 0), (1, 2, 0), (0, 2, 0)]));
+    assert_eq!(pairs(&filter_kruskal(&pool, &g).forest), vec![(0, 1, 0), (0, 2, 0)]);
+    let g = UndirectedGraph::new(&graph(3, &[(0, 1, u32::MAX), (1, 2, u32::MAX), (0, 2, 1)]));
+    assert_eq!(pairs(&filter_kruskal(&pool, &g).forest), vec![(0, 1, u32::MAX), (0, 2, 1)]);
+}
+
+#[test]
+fn filter_kruskal_with_128_bit_keys_on_a_wide_id_space() {
+    // 2^17 vertices and weights of 32 bits: 17 + 17 + 32 bits do not fit 64.
+    let n = 1usize << 17;
+    let mut rng = Rng(3);
+    let mut edges: Vec<_> = (0..4000)
+        .map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32, u32::MAX - rng.below(4) as u32))
+        .collect();
+    // A dense corner with ties, so that cycles are rejected too.
+    edges.extend(
+        (0..3000).map(|_| (rng.below(40) as u32, rng.below(40) as u32, u32::MAX - rng.below(3) as u32)),
+    );
+    let g = UndirectedGraph::new(&graph(n, &edges));
+    let reference = kruskal(&g).forest;
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for sort_min in [1, 1 << 14] {
+            let run = filter_kruskal::filter_kruskal_with(&pool, &g, sort_min);
+            assert_eq!(run.key_bits, 128);
+            compare_forests(&reference, &run.forest).unwrap();
+            check_spanning_forest(&g, &run.forest).unwrap();
         }
     }
 }

@@ -85,6 +85,7 @@ fn pool_counts_kron_road_and_directed_power_law_both_ways() {
     let cases = [
         ("kron:scale=12,seed=5", Some(true)),
         ("road:n=20000,seed=2", Some(false)),
+        ("random:n=3000,m=60000,seed=4", Some(false)),
         ("rmat:scale=12,ef=12,seed=8", None),
     ];
     for threads in [1, 2, 3] {
@@ -96,7 +97,7 @@ fn pool_counts_kron_road_and_directed_power_law_both_ways() {
                 assert_eq!(tc::orient::worth_relabelling(&g), relabels, "{spec}");
             }
             let expected = tc::reference::triangles(&g);
-            assert!(expected > 0, "{spec}");
+            assert!(expected > 0 || spec.starts_with("road"), "{spec}");
             for order in [Order::ById, Order::ByDegree] {
                 let r = count(&loops, &g, order);
                 assert_eq!(r.triangles, expected, "{spec} {order:?} {threads} threads");

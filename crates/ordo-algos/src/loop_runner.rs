@@ -181,6 +181,146 @@ impl crate::app::Strategy for LoopSpec {
     }
 }
 
+/// The strategy of a loop application that has a default kernel:
+/// `default`, the application's fastest loops for the input (on the run's
+/// [`Pool`](ordo_exec::Pool), chosen per input without a knob, reported in
+/// the run's metrics), or a [`LoopSpec`] naming an ordo-loops distributor or
+/// rayon, so the papers' runtimes stay available by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopStrategy {
+    /// The application's fastest loops.
+    Default,
+    /// The loops a `--loop` spec names.
+    Spec(LoopSpec),
+}
+
+impl fmt::Display for LoopStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoopStrategy::Default => f.write_str("default"),
+            LoopStrategy::Spec(spec) => spec.fmt(f),
+        }
+    }
+}
+
+impl crate::app::Strategy for LoopStrategy {
+    const FLAG: &'static str = "loop";
+    const VALUE_NAME: &'static str = "LOOP";
+    const HELP: &'static str = "How the parallel loops are scheduled: `default` (the application's fastest \
+                                loops for the input), or an ordo-loops distributor (shared, striped, \
+                                combining, async-combining, static) or rayon, with parameters, e.g. \
+                                `striped:batch=32`, `async-combining:batch=4,level=core`, `rayon:batch=64`; \
+                                every name also takes threads=T (run the loops on T threads). An unknown \
+                                name or parameter is an error that lists what exists.";
+
+    fn parse(text: &str) -> Result<Self, String> {
+        if text.trim() == "default" {
+            return Ok(LoopStrategy::Default);
+        }
+        <LoopSpec as crate::app::Strategy>::parse(text)
+            .map(LoopStrategy::Spec)
+            .map_err(|e| e.replace("(known: shared", "(known: default, shared"))
+    }
+}
+
+/// Where a kernel's parallel loops run: a [`LoopRunner`] (a `--loop` spec),
+/// the run's [`Pool`](ordo_exec::Pool) ([`PoolLoops`]), or the calling
+/// thread ([`Sequential`]). A kernel written against it runs unchanged on
+/// each, so the default kernel and the papers' runtimes share one body.
+pub trait ParallelLoops: Sync {
+    /// The threads the loops run on.
+    fn threads(&self) -> usize;
+
+    /// A loop over `range` with per-participant state: every participant
+    /// calls `fork` once, `work(state, i)` for the indices it claims, and
+    /// `join(state)` when it has no more.
+    fn fold<S: Send>(
+        &self,
+        range: Range<usize>,
+        fork: impl Fn() -> S + Sync,
+        work: impl Fn(&mut S, usize) + Sync,
+        join: impl Fn(S) + Sync,
+    );
+
+    /// A loop running `f(i)` for every `i` in `range`.
+    fn each(&self, range: Range<usize>, f: impl Fn(usize) + Sync) {
+        self.fold(range, || (), |_, i| f(i), |_| ());
+    }
+}
+
+impl ParallelLoops for LoopRunner {
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn fold<S: Send>(
+        &self,
+        range: Range<usize>,
+        fork: impl Fn() -> S + Sync,
+        work: impl Fn(&mut S, usize) + Sync,
+        join: impl Fn(S) + Sync,
+    ) {
+        self.for_each(range, &ordo_loops::ForkWorkJoin::new(fork, work, join));
+    }
+}
+
+/// Loops on a [`Pool`](ordo_exec::Pool), claimed `grain` indices at a time
+/// ([`Pool::fold_chunks`](ordo_exec::Pool::fold_chunks), OpenMP's
+/// `schedule(dynamic, grain)`).
+#[derive(Clone, Copy, Debug)]
+pub struct PoolLoops<'a> {
+    /// The workers.
+    pub pool: &'a ordo_exec::Pool,
+    /// Indices per claim.
+    pub grain: usize,
+}
+
+impl ParallelLoops for PoolLoops<'_> {
+    fn threads(&self) -> usize {
+        self.pool.threads()
+    }
+
+    fn fold<S: Send>(
+        &self,
+        range: Range<usize>,
+        fork: impl Fn() -> S + Sync,
+        work: impl Fn(&mut S, usize) + Sync,
+        join: impl Fn(S) + Sync,
+    ) {
+        let start = range.start;
+        let states = self.pool.fold_chunks(range.len(), self.grain, |_| fork(), |state, chunk| {
+            for i in chunk {
+                work(state, start + i);
+            }
+        });
+        states.into_iter().for_each(join);
+    }
+}
+
+/// Loops run on the calling thread, in index order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sequential;
+
+impl ParallelLoops for Sequential {
+    fn threads(&self) -> usize {
+        1
+    }
+
+    fn fold<S: Send>(
+        &self,
+        range: Range<usize>,
+        fork: impl Fn() -> S + Sync,
+        work: impl Fn(&mut S, usize) + Sync,
+        join: impl Fn(S) + Sync,
+    ) {
+        let mut state = fork();
+        for i in range {
+            work(&mut state, i);
+        }
+        join(state);
+    }
+}
+
 /// Runs the parallel loops of a kernel on the runtime its [`LoopSpec`] names.
 pub struct LoopRunner {
     backend: Backend,

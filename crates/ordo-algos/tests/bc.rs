@@ -32,21 +32,21 @@ fn undirected(n: usize, edges: &[(u32, u32)]) -> Graph {
 fn brandes_gives_the_known_values() {
     // Directed path 0 -> 1 -> 2 -> 3: 1 is on (0,2),(0,3); 2 on (0,3),(1,3).
     let path = graph(4, &[(0, 1), (1, 2), (2, 3)]);
-    assert_eq!(bc::reference::betweenness(&BcGraph::new(&path), Sources::All), vec![0.0, 2.0, 2.0, 0.0]);
+    assert_eq!(bc::reference::betweenness(&BcGraph::from_graph(path), Sources::All), vec![0.0, 2.0, 2.0, 0.0]);
     // Undirected star with centre 0 and 4 leaves: 4·3 ordered pairs through 0.
     let star = undirected(5, &[(0, 1), (0, 2), (0, 3), (0, 4)]);
     assert_eq!(
-        bc::reference::betweenness(&BcGraph::new(&star), Sources::All),
+        bc::reference::betweenness(&BcGraph::from_graph(star), Sources::All),
         vec![12.0, 0.0, 0.0, 0.0, 0.0]
     );
     // Diamond 0 -> {1, 2} -> 3: two shortest paths, half through each;
     // parallel edges and a self loop change nothing.
     let diamond = graph(4, &[(0, 1), (0, 2), (1, 3), (2, 3), (1, 3), (2, 2)]);
-    assert_eq!(bc::reference::betweenness(&BcGraph::new(&diamond), Sources::All), vec![0.0, 0.5, 0.5, 0.0]);
+    assert_eq!(bc::reference::betweenness(&BcGraph::from_graph(diamond), Sources::All), vec![0.0, 0.5, 0.5, 0.0]);
 }
 
 fn check_all(g: &Graph, name: &str) {
-    let bg = BcGraph::new(g);
+    let bg = BcGraph::from_graph(g.clone());
     let expected = bc::reference::betweenness(&bg, Sources::All);
     assert!(expected.iter().any(|&x| x > 0.0), "{name}: a test graph with some betweenness");
     let mut configs: Vec<(String, ordo_algos::loop_runner::LoopRunner, usize)> = Vec::new();
@@ -78,11 +78,14 @@ fn nested_and_flat_kernels_equal_brandes() {
 
 #[test]
 fn sampled_sources_are_seeded_and_scaled() {
-    let g = BcGraph::new(&gen("rmat:scale=8,ef=5,seed=9"));
+    let g = BcGraph::from_graph(gen("rmat:scale=8,ef=5,seed=9"));
     let n = g.num_vertices();
-    let s1 = Sources::Sample { k: 20, seed: 5 }.list(n);
-    assert_eq!(s1, Sources::Sample { k: 20, seed: 5 }.list(n), "same seed, same sources");
-    assert_ne!(s1, Sources::Sample { k: 20, seed: 6 }.list(n), "another seed, other sources");
+    let c = (0..n as u32).filter(|&v| g.is_candidate(v)).count();
+    assert!(c < n, "the test graph has vertices without out-edges");
+    let s1 = Sources::Sample { k: 20, seed: 5 }.list(&g);
+    assert_eq!(s1, Sources::Sample { k: 20, seed: 5 }.list(&g), "same seed, same sources");
+    assert_ne!(s1, Sources::Sample { k: 20, seed: 6 }.list(&g), "another seed, other sources");
+    assert!(s1.iter().all(|&s| g.is_candidate(s)), "sources have out-edges");
     assert_eq!(s1.len(), 20);
     assert!(s1.windows(2).all(|w| w[0] < w[1]), "distinct and sorted");
     let r = runner("async-combining:batch=2", 4, "thread,core");
@@ -95,12 +98,17 @@ fn sampled_sources_are_seeded_and_scaled() {
     let full = bc::reference::betweenness(&g, Sources::All);
     let mut raw = expected.clone();
     for (v, x) in raw.iter_mut().enumerate() {
-        let scale =
-            if s1.binary_search(&(v as u32)).is_ok() { (n - 1) as f64 / 19.0 } else { (n - 1) as f64 / 20.0 };
+        let scale = if s1.binary_search(&(v as u32)).is_ok() {
+            (c - 1) as f64 / 19.0
+        } else if g.is_candidate(v as u32) {
+            (c - 1) as f64 / 20.0
+        } else {
+            c as f64 / 20.0
+        };
         *x /= scale;
         assert!(*x <= full[v] * (1.0 + 1e-12), "vertex {v}: sample sum {x} above the full value");
     }
-    // k >= n is every source.
+    // k >= c is every source.
     let all =
         betweenness(&r, &g, &BcParams { sources: Sources::Sample { k: n + 5, seed: 1 }, outer_level: 1 })
             .unwrap();
@@ -112,6 +120,62 @@ fn sampled_sources_are_seeded_and_scaled() {
     let v = wrong.iter().position(|&x| x > 0.0).unwrap();
     wrong[v] *= 1.0 + 1e-8;
     assert!(bc::verify::verify(&full, &wrong).unwrap_err().to_string().contains(&format!("vertex {v}")));
+}
+
+/// A vertex without out-edges (isolated, or with only a self loop or
+/// in-edges) is never a source, sampled or not; the sums are unchanged.
+#[test]
+fn vertices_without_out_edges_are_never_sources() {
+    // 0 -> 1 -> 2 -> 3, 4 isolated, 5 with a self loop only, 6 -> 2.
+    let g = BcGraph::from_graph(graph(7, &[(0, 1), (1, 2), (2, 3), (5, 5), (6, 2)]));
+    let candidates: Vec<u32> = vec![0, 1, 2, 6];
+    assert_eq!(Sources::All.list(&g), candidates);
+    for seed in 0..50 {
+        let s = Sources::Sample { k: 2, seed }.list(&g);
+        assert_eq!(s.len(), 2);
+        assert!(s.iter().all(|v| candidates.contains(v)), "seed {seed}: {s:?}");
+    }
+    assert_eq!(Sources::Sample { k: 9, seed: 1 }.list(&g), candidates);
+    let pool = ordo_exec::Pool::new(2).unwrap();
+    let r = bc::betweenness_on_pool(&pool, &g, Sources::All, bc::DefaultPlan::Flat).unwrap();
+    assert_eq!(r.sources, candidates);
+    // 1 on (0,2),(0,3); 2 on (0,3),(1,3),(6,3).
+    assert_eq!(r.values, vec![0.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(bc::reference::betweenness(&g, Sources::All), r.values);
+}
+
+/// The default kernel on the pool, both plans, 1 to 3 threads, all and
+/// sampled sources, against sequential Brandes within 1e-9 relative.
+#[test]
+fn default_kernel_equals_brandes() {
+    for spec in ["rmat:scale=9,ef=6,seed=7", "road:n=3000,seed=4", "kron:scale=9,seed=2", "grid:w=20,h=15"] {
+        let g = BcGraph::from_graph(gen(spec));
+        for sources in [Sources::All, Sources::Sample { k: 13, seed: 3 }] {
+            let expected = bc::reference::betweenness(&g, sources);
+            for threads in [1, 2, 3] {
+                let pool = ordo_exec::Pool::new(threads).unwrap();
+                for plan in [bc::DefaultPlan::Inner, bc::DefaultPlan::Flat] {
+                    let got = bc::betweenness_on_pool(&pool, &g, sources, plan).unwrap();
+                    assert_eq!(got.sources, sources.list(&g));
+                    bc::verify::verify(&expected, &got.values)
+                        .unwrap_or_else(|e| panic!("{spec} {sources:?} {plan:?} {threads} threads: {e}"));
+                }
+            }
+        }
+    }
+}
+
+/// An input already simple is used as it is (no copy); one with repeats is
+/// simplified.
+#[test]
+fn simple_inputs_are_not_copied() {
+    let simple = std::sync::Arc::new(gen("kron:scale=8,seed=1"));
+    let simple = std::sync::Arc::new(ordo_graph::transform::simplify(&simple));
+    assert!(std::sync::Arc::ptr_eq(&BcGraph::new(&simple).graph, &simple));
+    let repeats = std::sync::Arc::new(graph(3, &[(0, 1), (0, 1), (1, 2)]));
+    let g = BcGraph::new(&repeats);
+    assert!(!std::sync::Arc::ptr_eq(&g.graph, &repeats));
+    assert_eq!(g.graph.num_edges(), 2);
 }
 
 const NETWORKX_CHECK: &str = r#"
@@ -156,7 +220,7 @@ fn values_equal_networkx_on_the_directed_graph() {
         assert!(py.status.success(), "python failed: {}", String::from_utf8_lossy(&py.stderr));
         let expected: Vec<f64> =
             String::from_utf8(py.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect();
-        let got = betweenness(&r, &BcGraph::new(&g), &BcParams::default()).unwrap();
+        let got = betweenness(&r, &BcGraph::from_graph(g), &BcParams::default()).unwrap();
         assert_eq!(expected.len(), got.values.len());
         for (v, (&e, &x)) in expected.iter().zip(&got.values).enumerate() {
             assert!((e - x).abs() <= 1e-9 * e.abs(), "{spec} vertex {v}: networkx {e}, ordo {x}");

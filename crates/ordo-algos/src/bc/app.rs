@@ -1,17 +1,25 @@
 //! `bc` as an application: Brandes betweenness centrality with an outer loop
-//! over the sources and a parallel BFS per source (Callisto-RTS §4.3), on
-//! ordo-loops (or rayon) chosen with `--loop`, nested as `--nest` says.
+//! over the sources and a parallel BFS per source (Callisto-RTS §4.3, GAPBS
+//! `bc.cc`).
 //!
-//! - Prepare: drops self loops and parallel edges, builds the transpose.
-//! - Parameters: `sources` (K sampled sources; default every vertex),
+//! - Strategy (`--loop`): `default`, the fastest, on the run's pool (see
+//!   [`Bc::default_plan`]: each search on every thread, or one source per
+//!   thread), or an ordo-loops distributor or rayon by name, nested as
+//!   `--nest` says (`--nest` applies to those only).
+//! - Prepare: uses the input as it is when its adjacency lists are sorted
+//!   without repeats, else drops parallel edges (one copy); no transpose.
+//! - Parameters: `sources` (K sources sampled among the vertices with an
+//!   out-edge; default every such vertex),
 //!   `seed` (1), `nest` (`core`: levels `thread,core`, the source loop at
 //!   level 1 — one source per core, its BFS on the core's threads;
 //!   `socket`: the same per socket; `flat`: the source loop at level 0 on
 //!   every thread, each BFS inline; `inner`: the source loop on one thread,
 //!   each BFS on every thread). Cores and sockets come from the topology
 //!   (`ORDO_TOPOLOGY` may pretend them).
-//! - Report: `nest`, and `seed` with `--sources`; metrics: `sources` (how
-//!   many were used), `bc_sum`, `bc_max`, `bc_max_vertex`.
+//! - Report: `nest`, and `seed` with `--sources`; metrics: `sources` and
+//!   `traversals` (searches run: one per source), `participants` (search
+//!   states allocated), `kernel` (`default:inner`, `default:flat` or the loop
+//!   spec), `bc_sum`, `bc_max`, `bc_max_vertex`.
 //! - Reference: sequential Brandes over the same sources; verify: every
 //!   value within 1e-9 relative ([`super::verify`]).
 //! - `--out`: `vertex value` per line, networkx's
@@ -25,10 +33,10 @@ use std::sync::Arc;
 use ordo_loops::LevelMap;
 use serde_json::json;
 
-use super::{BcGraph, BcParams, BcResult, Sources};
+use super::{BcGraph, BcParams, BcResult, DefaultPlan, Sources};
 use crate::app::params::{NEST, SEED, SOURCES};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
-use crate::loop_runner::{LoopRunner, LoopSpec};
+use crate::loop_runner::{LoopRunner, LoopStrategy};
 use crate::pr_pull::app::loop_run;
 use ordo_graph::memory::WorkingMemory;
 
@@ -96,11 +104,14 @@ impl Algorithm for Bc {
     const CYCLES: bool = false;
     const OUT_FORMAT: &'static str =
         "`vertex value` per line (0-based; networkx betweenness_centrality(G, normalized=False) of the DiGraph)";
-    /// Per-source BFS state (distances, path counts, dependencies).
-    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 64, per_edge: 0 };
-    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 32, per_edge: 0 };
-    type Strategy = LoopSpec;
-    const DEFAULT_STRATEGY: &'static str = "striped:batch=32";
+    /// One search state (distances, path counts, dependencies, queue,
+    /// values, successor bitmap) and the totals; the flat plan holds one
+    /// per thread, and is chosen only when they fit (see `default_plan`).
+    const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 48, per_edge: 1 };
+    /// Per-vertex arrays and the predecessor lists.
+    const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 56, per_edge: 4 };
+    type Strategy = LoopStrategy;
+    const DEFAULT_STRATEGY: &'static str = "default";
     type Output = BcResult;
     type Reference = Vec<f64>;
 
@@ -124,11 +135,21 @@ impl Algorithm for Bc {
         f
     }
 
-    fn run(&self, env: &RunEnv<'_>, spec: &LoopSpec) -> Result<Run<BcResult>, AppError> {
-        let (levels, outer_level) = self.nest.levels();
-        let runner = LoopRunner::new(spec, env.pool.threads(), Some(levels))
-            .map_err(|e| AppError::Param(format!("--loop: {e}")))?;
-        let r = super::betweenness(&runner, &self.graph, &BcParams { sources: self.sources, outer_level })?;
+    fn run(&self, env: &RunEnv<'_>, strategy: &LoopStrategy) -> Result<Run<BcResult>, AppError> {
+        let (r, kernel, threads) = match strategy {
+            LoopStrategy::Default => {
+                let plan = self.default_plan(env.pool.threads());
+                let r = super::betweenness_on_pool(env.pool, &self.graph, self.sources, plan)?;
+                (r, format!("default:{}", plan.name()), env.pool.threads())
+            }
+            LoopStrategy::Spec(spec) => {
+                let (levels, outer_level) = self.nest.levels();
+                let runner = LoopRunner::new(spec, env.pool.threads(), Some(levels))
+                    .map_err(|e| AppError::Param(format!("--loop: {e}")))?;
+                let params = BcParams { sources: self.sources, outer_level };
+                (super::betweenness(&runner, &self.graph, &params)?, spec.to_string(), runner.threads())
+            }
+        };
         let (max_vertex, max) =
             r.values
                 .iter()
@@ -137,10 +158,13 @@ impl Algorithm for Bc {
                 .fold((0, 0.0f64), |best, (v, x)| if x > best.1 { (v, x) } else { best });
         let metrics = Fields::from([
             ("sources".to_string(), json!(r.sources.len())),
+            ("traversals".to_string(), json!(r.sources.len())),
+            ("participants".to_string(), json!(r.participants)),
+            ("kernel".to_string(), json!(kernel)),
             ("bc_sum".to_string(), json!(r.values.iter().sum::<f64>())),
             ("bc_max".to_string(), json!(max)),
             ("bc_max_vertex".to_string(), json!(max_vertex)),
-            ("loop_threads".to_string(), json!(runner.threads())),
+            ("loop_threads".to_string(), json!(threads)),
         ]);
         let time_s = r.time_s;
         Ok(loop_run(r, time_s, metrics))
@@ -164,5 +188,30 @@ impl Algorithm for Bc {
             writeln!(w, "{v} {x}")?;
         }
         w.flush()
+    }
+}
+
+impl Bc {
+    /// The default kernel's plan on `threads` threads: one source per
+    /// thread when there are at least two sources per thread to balance
+    /// and the per-thread states fit in memory, else every search on every
+    /// thread.
+    pub fn default_plan(&self, threads: usize) -> DefaultPlan {
+        let g = &self.graph.graph;
+        let k = match self.sources {
+            Sources::All => g.num_vertices(),
+            Sources::Sample { k, .. } => k,
+        };
+        let memory = Self::RUN_MEMORY;
+        let state = memory.per_vertex * g.num_vertices() as u64 + memory.per_edge * g.num_edges() as u64;
+        let fits = match ordo_graph::memory::budget() {
+            Ok(Some(budget)) => state.saturating_mul(threads as u64) <= budget.bytes / 2,
+            _ => true,
+        };
+        if threads > 1 && k >= 2 * threads && fits {
+            DefaultPlan::Flat
+        } else {
+            DefaultPlan::Inner
+        }
     }
 }

@@ -13,7 +13,7 @@ use super::{scale_sample, BcGraph, Sources};
 /// [`super::betweenness`] does for a sample).
 pub fn betweenness(g: &BcGraph, sources: Sources) -> Vec<f64> {
     let n = g.num_vertices();
-    let list = sources.list(n);
+    let list = sources.list(g);
     let mut values = vec![0.0f64; n];
     let mut dist = vec![u32::MAX; n];
     let mut sigma = vec![0.0f64; n];
@@ -55,6 +55,6 @@ pub fn betweenness(g: &BcGraph, sources: Sources) -> Vec<f64> {
         }
         stack.clear();
     }
-    scale_sample(&mut values, &list);
+    scale_sample(&mut values, &list, g);
     values
 }

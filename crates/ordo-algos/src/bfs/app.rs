@@ -28,6 +28,7 @@ impl Algorithm for Bfs {
         "Breadth-first search levels (priority = level); verified against queue BFS, exactly.";
     const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY];
     const CYCLES: bool = true;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = VALUES_OUT;
     /// Levels and the frontier.
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 0 };

@@ -63,6 +63,7 @@ impl<const FINE: bool> Algorithm for PageRankApp<FINE> {
     };
     const PARAMS: &'static [&'static ParamDef] = &[&ALPHA, &TOLERANCE];
     const CYCLES: bool = true;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str =
         "`vertex rank` per line (0-based; shortest decimal that parses back to the same f64)";
     /// Ranks and residuals; power iteration keeps two rank vectors.

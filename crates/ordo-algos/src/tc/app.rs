@@ -34,6 +34,7 @@ impl Algorithm for Tc {
                                  loop over the vertices on ordo-loops or rayon; exact against an edge-iterator count.";
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = "one line: the number of triangles";
     /// The degree-oriented copy.
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 8, per_edge: 4 };

@@ -258,8 +258,36 @@ pub fn simplify(g: &Graph) -> Graph {
 
 /// The simple undirected version of `g`: symmetrized, without self loops or
 /// parallel edges (least weight kept), adjacency lists sorted by target.
+///
+/// Memory: a graph that already is that (a Kronecker graph, a symmetrized
+/// and simplified file) is copied once, after a check that needs nothing
+/// beyond the graph; any other is symmetrized into a new graph, which is
+/// then simplified in its own arrays, so the peak is the input plus the
+/// symmetrized graph (rather than plus a simplified copy too).
 pub fn symmetrize_simple(g: &Graph) -> Graph {
-    simplify(&symmetrize(g))
+    if is_simple_undirected(g) {
+        return g.clone();
+    }
+    simplify_owned(symmetrize(g))
+}
+
+/// Whether `g` is its own [`symmetrize_simple`]: every adjacency list
+/// strictly increasing (sorted, no parallel edge), no self loop, and the
+/// reverse of every edge present with the same weight. `O(m log d)` time
+/// (a binary search per edge) and no memory beyond the graph.
+pub fn is_simple_undirected(g: &Graph) -> bool {
+    let n = g.num_vertices() as VertexId;
+    let sorted_without_loops = (0..n).all(|u| {
+        let list = g.neighbors(u);
+        list.windows(2).all(|p| p[0] < p[1]) && list.binary_search(&u).is_err()
+    });
+    sorted_without_loops
+        && (0..n).all(|u| {
+            g.weighted_neighbors(u).all(|(v, w)| match g.neighbors(v).binary_search(&u) {
+                Ok(i) => g.edge_weights(v).is_none_or(|ws| ws[i] == w),
+                Err(_) => false,
+            })
+        })
 }
 
 /// Adds the reverse of every non-loop edge, builds the CSR, then sorts each
@@ -423,6 +451,26 @@ mod tests {
     fn dedup_keeps_least_weight() {
         let g = graph(2, &[(0, 1, 7), (0, 1, 3), (0, 0, 1), (0, 1, 5)]);
         assert_eq!(dedup_edges(&g).edges().collect::<Vec<_>>(), vec![(0, 0, 1), (0, 1, 3)]);
+    }
+
+    #[test]
+    fn simple_undirected_graphs_are_recognised_and_kept() {
+        let undirected = graph(3, &[(0, 1, 4), (0, 2, 5), (1, 0, 4), (2, 0, 5)]);
+        assert!(is_simple_undirected(&undirected));
+        assert_eq!(symmetrize_simple(&undirected), undirected);
+        let cases = [
+            graph(3, &[(0, 2, 5), (0, 1, 4), (1, 0, 4), (2, 0, 5)]), // unsorted
+            graph(3, &[(0, 1, 4), (0, 2, 5), (1, 0, 3), (2, 0, 5)]), // weights differ
+            graph(3, &[(0, 1, 4), (0, 2, 5), (2, 0, 5)]),            // a reverse missing
+            graph(3, &[(0, 1, 4), (1, 0, 4), (2, 2, 1)]),            // a self loop
+            graph(3, &[(0, 1, 4), (0, 1, 4), (1, 0, 4), (1, 0, 4)]), // parallel edges
+        ];
+        for g in cases {
+            assert!(!is_simple_undirected(&g), "{g:?}");
+            let reference = simplify(&symmetrize(&g));
+            assert_eq!(symmetrize_simple(&g), reference, "{g:?}");
+            assert!(is_simple_undirected(&reference), "{g:?}");
+        }
     }
 
     #[test]

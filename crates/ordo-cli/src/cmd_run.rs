@@ -87,7 +87,8 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
         if input.graph.is_none() && input.gen.is_none() {
             input.gen = Some(DEFAULT_GEN.to_string());
         }
-        Arc::new(crate::input::load_input_with(&input, threads, info.working_memory(args.verify))?)
+        let load = input.for_weights(info.name, info.reads_weights);
+        Arc::new(crate::input::load_input_with(&load, threads, info.working_memory(args.verify))?)
     } else {
         anyhow::ensure!(
             input.graph.is_none() && input.gen.is_none(),

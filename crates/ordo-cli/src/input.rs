@@ -16,9 +16,11 @@ use crate::progress::Progress;
 /// `--graph`, `--gen` and `ordo convert`).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub(crate) struct LoadArgs {
-    /// Edge weights: keep | unit | uniform:LO..HI[:seed=S] | euclid | euclid-ceil
-    /// (all but keep replace existing weights; uniform gives both directions
-    /// of an edge the same weight; euclid needs coordinates).
+    /// Edge weights: keep | none | unit | uniform:LO..HI[:seed=S] | euclid | euclid-ceil
+    /// (none drops them; all but keep replace existing weights; uniform gives
+    /// both directions of an edge the same weight; euclid needs coordinates).
+    /// Applications that read no weights (bfs, pr, tc, ...) always load the
+    /// graph without them.
     #[arg(long, value_name = "RULE", default_value = "keep")]
     pub(crate) weights: WeightSpec,
     /// Add the reverse of every edge and drop parallel edges (least weight kept).
@@ -82,6 +84,22 @@ pub(crate) struct InputArgs {
 }
 
 impl InputArgs {
+    /// These arguments for an application that reads no edge weights when
+    /// `reads_weights` is false: the graph is then loaded or generated
+    /// without them (`--weights none`), and a `--weights` rule the user gave
+    /// is said to be ignored. The name reports give the input
+    /// ([`InputArgs::describe`]) is that of the arguments as given.
+    pub(crate) fn for_weights(&self, app: &str, reads_weights: bool) -> InputArgs {
+        let mut args = self.clone();
+        if !reads_weights {
+            if !matches!(self.load.weights, WeightSpec::Keep | WeightSpec::Drop) {
+                console::note!("{app} reads no edge weights: --weights {} is not applied", self.load.weights);
+            }
+            args.load.weights = WeightSpec::Drop;
+        }
+        args
+    }
+
     /// A short name of the input for reports: the file path or the
     /// canonical generator spec, followed by the options that change the
     /// graph or how it is held, e.g. `FLA.edges.gz [weights=uniform:1..100000:seed=1, symmetrized]`.
@@ -161,7 +179,7 @@ pub(crate) fn generate(
     let need = spec.memory_needed().max(memory::load_need(&spec.shape(), &opts.memory_plan()));
     memory::check(need, || format!("generating {spec} and using it"))?;
     let progress = Progress::spinner(format!("generating {spec}"));
-    let graph = spec.generate_with_threads(threads)?;
+    let graph = spec.generate_with(threads, load.weights != WeightSpec::Drop)?;
     let graph = opts.apply(graph).with_context(|| format!("generating {spec}"))?;
     progress.finish();
     if load.huge_pages {

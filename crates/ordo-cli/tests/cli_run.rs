@@ -273,3 +273,47 @@ fn help_lists_applications_and_where_flags_apply() {
     assert!(help.contains("--loop <LOOP>") && help.contains("[pr-pull, tc, bc, loop-micro]"), "{help}");
     assert!(help.contains("--sched <SPEC>"), "{help}");
 }
+
+#[test]
+fn json_and_text_reports_give_the_peak_resident_memory() {
+    let v = run_json(&["bfs", "--gen", SMALL, "--threads", "1"]);
+    let peak = v["peak_rss_bytes"].as_u64().unwrap_or_else(|| panic!("no peak_rss_bytes: {v}"));
+    // The process holds at least its own code and the grid's CSR.
+    assert!(peak > 1 << 20, "{peak} bytes");
+    let out = ordo().args(["run", "bfs", "--gen", SMALL, "--threads", "1"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text.lines().find(|l| l.starts_with("peak memory")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.ends_with("resident (whole process)"), "{line}");
+}
+
+#[test]
+fn weighted_applications_get_weights_and_unweighted_ones_none() {
+    // On the 40 x 30 grid with weights in 1..=10000 the farthest vertex is
+    // much farther than its 68 hops; with the weights dropped SSSP would
+    // report the hop count.
+    let sssp = run_json(&["sssp", "--gen", SMALL, "--threads", "1", "--verify"]);
+    assert!(sssp["max_dist"].as_u64().unwrap() > 10 * 68, "{sssp}");
+    let unit = run_json(&["sssp", "--gen", SMALL, "--threads", "1", "--weights", "unit"]);
+    assert_eq!(unit["max_dist"], 68);
+    // BFS loads the grid without weights: a weight rule is not applied,
+    // and says so, and the levels are those of the weighted grid.
+    let out = ordo()
+        .args(["run", "bfs", "--gen", SMALL, "--threads", "1", "--weights", "uniform:1..9", "--json", "--verify"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bfs reads no edge weights: --weights uniform:1..9:seed=1 is not applied"), "{stderr}");
+    let bfs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(bfs["max_dist"], 68);
+    assert_eq!(bfs["verified"], true);
+    assert_eq!(bfs["m"], sssp["m"], "the same edges");
+    // Weights are dropped from a file's weight column too.
+    let Some(rome) = rome99("weighted_applications_get_weights_and_unweighted_ones_none") else { return };
+    let rome = rome.to_str().unwrap();
+    let sssp = run_json(&["sssp", "--graph", rome, "--threads", "1", "--source", "0"]);
+    let bfs = run_json(&["bfs", "--graph", rome, "--threads", "1", "--source", "0", "--verify"]);
+    assert_eq!(sssp["sum_dist"], 116_006_476u64, "the file's weights reach sssp");
+    assert_eq!(bfs["reached"], sssp["reached"]);
+    assert!(bfs["max_dist"].as_u64().unwrap() < 1000, "levels, not metres: {bfs}");
+}

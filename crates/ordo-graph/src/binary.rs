@@ -516,18 +516,39 @@ fn check_coords(path: &Path, c: &[f64], base: usize, axis: &str) -> Result<()> {
 
 /// Runs the payload checksum and the structural checks, on two threads when
 /// the file is large.
+///
+/// `unmapped`, when given, is a byte range of the payload (the weights of a
+/// load without them) and the file: its bytes are hashed from reads of the
+/// file into a small block instead of through the map, so that they never
+/// become resident in this process.
 fn verify(
     path: &Path,
     bytes: &[u8],
     header: &Header,
     layout: &Layout,
     check: LoadCheck,
-    offsets: &[u64],
-    targets: &[u32],
+    (offsets, targets): (&[u64], &[u32]),
+    unmapped: Option<(&File, std::ops::Range<usize>)>,
 ) -> Result<()> {
     let checksum = || -> Result<()> {
         if check == LoadCheck::Full {
-            let sum = xxh3_64(&bytes[HEADER_LEN..]);
+            let sum = match &unmapped {
+                None => xxh3_64(&bytes[HEADER_LEN..]),
+                Some((file, skip)) => {
+                    let mut hasher = Xxh3::new();
+                    hasher.update(&bytes[HEADER_LEN..skip.start]);
+                    let mut block = vec![0u8; 1 << 20];
+                    let mut at = skip.start;
+                    while at < skip.end {
+                        let len = (skip.end - at).min(block.len());
+                        read_at(path, file, at as u64, &mut block[..len])?;
+                        hasher.update(&block[..len]);
+                        at += len;
+                    }
+                    hasher.update(&bytes[skip.end..]);
+                    hasher.digest()
+                }
+            };
             if sum != header.payload_checksum {
                 return Err(GraphError::binary(
                     path,
@@ -566,6 +587,19 @@ pub fn load(path: &Path) -> Result<Graph> {
 
 /// Loads a `.ordo` file zero-copy through `mmap` with the chosen checks.
 pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
+    load_mapped(path, check, true)
+}
+
+/// [`load`] without the edge weights, for applications that read none: the
+/// weight array is neither faulted in nor kept (the payload checksum reads
+/// it from the file, not through the map), so it never counts in the
+/// process's resident memory. The other arrays and checks are as [`load`]'s.
+pub fn load_without_weights(path: &Path) -> Result<Graph> {
+    load_mapped(path, LoadCheck::Full, false)
+}
+
+/// [`load_with`], the weights kept only when `weighted`.
+fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
     let (file, len) = open_input(path, "an .ordo graph file")?;
     if len == 0 {
         return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
@@ -575,12 +609,24 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
         .map_err(|e| GraphError::binary(path, 0, e.to_string()))?;
     if cfg!(target_endian = "big") {
         let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
-        return from_bytes_checked(path, &bytes, check);
+        let mut graph = from_bytes_checked(path, &bytes, check)?;
+        if !weighted {
+            graph.clear_weights();
+        }
+        return Ok(graph);
     }
+    // The weights' byte range, when they are to be left out: read from the
+    // header alone, before the map is populated.
+    let skip = if weighted {
+        None
+    } else {
+        let (header, layout) = read_header_of(path, &file)?;
+        layout.weights.map(|at| at..at + header.m as usize * 4)
+    };
     // SAFETY: the map is read-only. Mapping a file is sound as long as the
     // file is not truncated or written to while mapped; the module docs state
     // that requirement, which no safe API can enforce for files.
-    let map = unsafe { map_for_reading(&file) }.map_err(|e| GraphError::io(path, e))?;
+    let map = unsafe { map_for_reading(&file, skip.clone()) }.map_err(|e| GraphError::io(path, e))?;
     let map = Arc::new(map);
     let (header, layout) = parse_header(path, &map)?;
     let n = header.n as usize;
@@ -588,8 +634,9 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
     let misaligned = || GraphError::binary(path, 0, "array misaligned in memory map");
     let offsets = Buf::<u64>::mapped(Arc::clone(&map), layout.offsets, n + 1).ok_or_else(misaligned)?;
     let targets = Buf::<u32>::mapped(Arc::clone(&map), layout.targets, m).ok_or_else(misaligned)?;
-    verify(path, &map, &header, &layout, check, &offsets, &targets)?;
-    let weights = match layout.weights {
+    let unmapped = skip.map(|range| (&file, range));
+    verify(path, &map, &header, &layout, check, (&offsets, &targets), unmapped)?;
+    let weights = match layout.weights.filter(|_| weighted) {
         Some(at) => Some(Buf::<u32>::mapped(Arc::clone(&map), at, m).ok_or_else(misaligned)?),
         None => None,
     };
@@ -607,30 +654,40 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
         .map_err(|e| GraphError::file(path, format!("invalid graph after validation: {e}")))
 }
 
-/// Maps `file` read-only and faults the whole map in. On Linux the map is
-/// first advised for huge pages ([`crate::huge_pages::advise_before_reading`]:
-/// a file read now, on its first load or after the page cache dropped it,
-/// comes in 2 MiB folios and maps with huge pages without a copy); pages
-/// already cached stay as they are.
+/// Maps `file` read-only and faults the whole map in, but for the byte range
+/// `skip` (the weights of a load without them; the pages it shares with its
+/// neighbours are faulted in with them). On Linux the map is first advised
+/// for huge pages ([`crate::huge_pages::advise_before_reading`]: a file read
+/// now, on its first load or after the page cache dropped it, comes in 2 MiB
+/// folios and maps with huge pages without a copy); pages already cached
+/// stay as they are.
 ///
 /// # Safety
 /// As for any file map: the file must not be truncated or written to while
 /// mapped (see the module docs).
-unsafe fn map_for_reading(file: &File) -> io::Result<memmap2::Mmap> {
+unsafe fn map_for_reading(file: &File, skip: Option<std::ops::Range<usize>>) -> io::Result<memmap2::Mmap> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: the caller's contract.
         let map = unsafe { memmap2::MmapOptions::new().map(file) }?;
         crate::huge_pages::advise_before_reading(&map);
-        // A kernel before Linux 5.14 refuses this hint; then the validation
-        // faults the pages in as it reads them.
-        if map.advise(memmap2::Advice::PopulateRead).is_err() {
-            let _ = map.advise(memmap2::Advice::WillNeed);
+        let skip = skip.unwrap_or(map.len()..map.len());
+        let (lo, hi) = (skip.start.min(map.len()), skip.end.min(map.len()));
+        for (at, len) in [(0, lo), (hi, map.len() - hi)] {
+            if len == 0 {
+                continue;
+            }
+            // A kernel before Linux 5.14 refuses this hint; then the
+            // validation faults the pages in as it reads them.
+            if map.advise_range(memmap2::Advice::PopulateRead, at, len).is_err() {
+                let _ = map.advise_range(memmap2::Advice::WillNeed, at, len);
+            }
         }
         Ok(map)
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = skip;
         // SAFETY: the caller's contract.
         unsafe { memmap2::MmapOptions::new().populate().map(file) }
     }
@@ -653,7 +710,7 @@ fn from_bytes_checked(path: &Path, bytes: &[u8], check: LoadCheck) -> Result<Gra
     let m = header.m as usize;
     let offsets = decode(&bytes[layout.offsets..], n + 1, u64::from_le_bytes);
     let targets = decode(&bytes[layout.targets..], m, u32::from_le_bytes);
-    verify(path, bytes, &header, &layout, check, &offsets, &targets)?;
+    verify(path, bytes, &header, &layout, check, (&offsets, &targets), None)?;
     let weights = layout.weights.map(|at| decode(&bytes[at..], m, u32::from_le_bytes));
     let coords = match (header.coords, layout.x, layout.y) {
         (Some(system), Some(xa), Some(ya)) => {

@@ -323,6 +323,9 @@ pub struct LoadPlan {
     pub huge_pages: bool,
     /// Whether new weights replace the file's.
     pub reweight: bool,
+    /// Whether the file's weights are dropped (the graph is held without
+    /// weights, whatever the shape announces).
+    pub drop_weights: bool,
     /// What the caller needs afterwards.
     pub working: WorkingMemory,
 }
@@ -342,6 +345,7 @@ pub struct LoadPlan {
 ///   copy);
 /// * finally the graph plus [`WorkingMemory`].
 pub fn load_need(shape: &GraphShape, plan: &LoadPlan) -> u64 {
+    let shape = &GraphShape { weighted: shape.weighted && !plan.drop_weights, ..*shape };
     let offsets = 8u64.saturating_mul(shape.n.saturating_add(1));
     let coords = if shape.coords { shape.n.saturating_mul(16) } else { 0 };
     let final_shape = if plan.symmetrize { shape.doubled() } else { *shape };
@@ -377,6 +381,16 @@ pub fn load_need(shape: &GraphShape, plan: &LoadPlan) -> u64 {
 pub fn load_phrase(n: u64, m: u64, plan: &LoadPlan) -> String {
     let verb = if plan.working == WorkingMemory::NONE { "loading" } else { "loading and processing" };
     format!("{verb} a graph of {n} vertices and {m} edges")
+}
+
+/// The peak resident set size of this process so far (`VmHWM` of
+/// `/proc/self/status`), in bytes; `None` where the system does not report
+/// it. What `ordo run` reports as `peak_rss_bytes`: the memory the whole
+/// process needed at its worst moment (loading, preparing and running), the
+/// figure `/usr/bin/time` calls the maximum resident set size.
+pub fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    meminfo_field(&status, "VmHWM:")
 }
 
 /// A vector of `len` copies of `value`, or a [`MemoryError`] naming `what`
@@ -425,6 +439,20 @@ mod tests {
         let info = "MemTotal:       24000000 kB\nMemAvailable:   21000000 kB\n";
         assert_eq!(meminfo_field(info, "MemAvailable:"), Some(21_000_000 * 1024));
         assert_eq!(meminfo_field(info, "Nope:"), None);
+    }
+
+    #[test]
+    fn peak_resident_size_covers_a_touched_allocation() {
+        if !std::path::Path::new("/proc/self/status").exists() {
+            assert_eq!(peak_resident_bytes(), None);
+            return;
+        }
+        let before = peak_resident_bytes().expect("Linux reports VmHWM");
+        assert!(before > 0);
+        let block = try_filled(1u8, 64 << 20, "a test block").unwrap();
+        let after = peak_resident_bytes().unwrap();
+        assert!(after >= before, "the peak never decreases");
+        assert!(after >= block.len() as u64, "{after} < 64 MiB just written");
     }
 
     #[test]

@@ -174,6 +174,62 @@ fn sorted_without_repeats(g: &Graph, keep_loops: bool) -> Graph {
     assemble(offsets, targets, weights, g.coords().cloned())
 }
 
+/// [`dedup_edges`] of a graph the caller gives up: the lists are sorted and
+/// compacted inside the graph's own arrays (copied first only when they are
+/// borrowed, e.g. from a mapped file), so the peak is one graph, not two.
+pub fn dedup_edges_owned(g: Graph) -> Graph {
+    sorted_without_repeats_in_place(g, true)
+}
+
+/// [`simplify`] of a graph the caller gives up, in its own arrays as
+/// [`dedup_edges_owned`].
+pub fn simplify_owned(g: Graph) -> Graph {
+    sorted_without_repeats_in_place(g, false)
+}
+
+/// [`sorted_without_repeats`] inside the graph's arrays: each list is read
+/// into a scratch buffer, sorted and deduplicated, and written back at the
+/// end of the lists already done, which never lies past its own start (a
+/// list only shrinks), so nothing unread is overwritten. The offset array
+/// is rewritten in the same pass, `offsets[v + 1]` read before it is
+/// replaced.
+fn sorted_without_repeats_in_place(g: Graph, keep_loops: bool) -> Graph {
+    let (offsets, targets, weights, coords) = g.into_parts();
+    let (mut offsets, mut targets) = (offsets.into_vec(), targets.into_vec());
+    let mut weights = weights.map(|w| w.into_vec());
+    let n = offsets.len() - 1;
+    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    let mut end = 0usize;
+    // The original offsets[u]: the array holds the new one by now.
+    let mut start = 0usize;
+    for u in 0..n {
+        let next = offsets[u + 1] as usize;
+        debug_assert!(end <= start, "a compacted list ends before the next one starts");
+        list.clear();
+        let weight = |e: usize| weights.as_ref().map_or(1, |w| w[e]);
+        list.extend((start..next).map(|e| (targets[e], weight(e))).filter(|&(v, _)| keep_loops || v as usize != u));
+        list.sort_unstable();
+        list.dedup_by_key(|&mut (v, _)| v);
+        for &(v, w) in &list {
+            targets[end] = v;
+            if let Some(ws) = weights.as_mut() {
+                ws[end] = w;
+            }
+            end += 1;
+        }
+        // The original offsets[u + 1] was read above, before this write.
+        offsets[u + 1] = end as u64;
+        start = next;
+    }
+    targets.truncate(end);
+    targets.shrink_to_fit();
+    if let Some(ws) = weights.as_mut() {
+        ws.truncate(end);
+        ws.shrink_to_fit();
+    }
+    assemble(offsets, targets, weights, coords)
+}
+
 /// Sorts every adjacency list by target (then weight), keeping all edges.
 pub fn sort_adjacency(g: &Graph) -> Graph {
     let n = g.num_vertices();
@@ -202,14 +258,42 @@ pub fn simplify(g: &Graph) -> Graph {
 
 /// The simple undirected version of `g`: symmetrized, without self loops or
 /// parallel edges (least weight kept), adjacency lists sorted by target.
+///
+/// Memory: a graph that already is that (a Kronecker graph, a symmetrized
+/// and simplified file) is copied once, after a check that needs nothing
+/// beyond the graph; any other is symmetrized into a new graph, which is
+/// then simplified in its own arrays, so the peak is the input plus the
+/// symmetrized graph (rather than plus a simplified copy too).
 pub fn symmetrize_simple(g: &Graph) -> Graph {
-    simplify(&symmetrize(g))
+    if is_simple_undirected(g) {
+        return g.clone();
+    }
+    simplify_owned(symmetrize(g))
+}
+
+/// Whether `g` is its own [`symmetrize_simple`]: every adjacency list
+/// strictly increasing (sorted, no parallel edge), no self loop, and the
+/// reverse of every edge present with the same weight. `O(m log d)` time
+/// (a binary search per edge) and no memory beyond the graph.
+pub fn is_simple_undirected(g: &Graph) -> bool {
+    let n = g.num_vertices() as VertexId;
+    let sorted_without_loops = (0..n).all(|u| {
+        let list = g.neighbors(u);
+        list.windows(2).all(|p| p[0] < p[1]) && list.binary_search(&u).is_err()
+    });
+    sorted_without_loops
+        && (0..n).all(|u| {
+            g.weighted_neighbors(u).all(|(v, w)| match g.neighbors(v).binary_search(&u) {
+                Ok(i) => g.edge_weights(v).is_none_or(|ws| ws[i] == w),
+                Err(_) => false,
+            })
+        })
 }
 
 /// Adds the reverse of every non-loop edge, builds the CSR, then sorts each
 /// adjacency list and drops parallel edges, keeping the least weight
-/// ([`crate::transform::dedup_edges`]). Reversing at the edge-list level
-/// builds the CSR once instead of twice.
+/// ([`crate::transform::dedup_edges_owned`], in the CSR's own arrays).
+/// Reversing at the edge-list level builds the CSR once instead of twice.
 pub(crate) fn symmetrize_edge_list(mut el: EdgeList) -> crate::Result<Graph> {
     let m = el.len();
     let loops = el.src.iter().zip(&el.dst).filter(|(u, v)| u == v).count();
@@ -225,7 +309,7 @@ pub(crate) fn symmetrize_edge_list(mut el: EdgeList) -> crate::Result<Graph> {
             el.push(v, u, w);
         }
     }
-    Ok(dedup_edges(&el.into_graph()?))
+    Ok(dedup_edges_owned(el.into_graph()?))
 }
 
 /// Relabels the vertices: vertex `v` becomes `new_id[v]`, which must be a
@@ -367,6 +451,47 @@ mod tests {
     fn dedup_keeps_least_weight() {
         let g = graph(2, &[(0, 1, 7), (0, 1, 3), (0, 0, 1), (0, 1, 5)]);
         assert_eq!(dedup_edges(&g).edges().collect::<Vec<_>>(), vec![(0, 0, 1), (0, 1, 3)]);
+    }
+
+    #[test]
+    fn simple_undirected_graphs_are_recognised_and_kept() {
+        let undirected = graph(3, &[(0, 1, 4), (0, 2, 5), (1, 0, 4), (2, 0, 5)]);
+        assert!(is_simple_undirected(&undirected));
+        assert_eq!(symmetrize_simple(&undirected), undirected);
+        let cases = [
+            graph(3, &[(0, 2, 5), (0, 1, 4), (1, 0, 4), (2, 0, 5)]), // unsorted
+            graph(3, &[(0, 1, 4), (0, 2, 5), (1, 0, 3), (2, 0, 5)]), // weights differ
+            graph(3, &[(0, 1, 4), (0, 2, 5), (2, 0, 5)]),            // a reverse missing
+            graph(3, &[(0, 1, 4), (1, 0, 4), (2, 2, 1)]),            // a self loop
+            graph(3, &[(0, 1, 4), (0, 1, 4), (1, 0, 4), (1, 0, 4)]), // parallel edges
+        ];
+        for g in cases {
+            assert!(!is_simple_undirected(&g), "{g:?}");
+            let reference = simplify(&symmetrize(&g));
+            assert_eq!(symmetrize_simple(&g), reference, "{g:?}");
+            assert!(is_simple_undirected(&reference), "{g:?}");
+        }
+    }
+
+    #[test]
+    fn in_place_dedup_and_simplify_match_the_copying_ones() {
+        // A pseudo-random multigraph with loops, repeats and empty lists.
+        for (n, m) in [(1u32, 3usize), (9, 0), (13, 200), (40, 900)] {
+            let mut edges = Vec::new();
+            let mut x = 99u64 + n as u64;
+            for _ in 0..m {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                edges.push(((x >> 40) as u32 % n, (x >> 20) as u32 % (n / 2 + 1), (x >> 8) as u32 % 5));
+            }
+            let g = graph(n as usize, &edges);
+            let mut unweighted = g.clone();
+            unweighted.clear_weights();
+            for h in [&g, &unweighted] {
+                assert_eq!(dedup_edges_owned(h.clone()), dedup_edges(h), "n {n}, m {m}");
+                assert_eq!(simplify_owned(h.clone()), simplify(h), "n {n}, m {m}");
+            }
+            assert_eq!(dedup_edges_owned(unweighted.clone()).targets(), dedup_edges(&g).targets());
+        }
     }
 
     #[test]

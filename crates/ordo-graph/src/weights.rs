@@ -25,6 +25,11 @@ pub enum WeightSpec {
     /// Keep the file's weights; an unweighted file gives an unweighted graph.
     #[default]
     Keep,
+    /// No weights: a weighted file's weight column is checked to be numbers
+    /// and dropped, a generator draws none, a `.ordo` file's weight array is
+    /// not mapped. For applications that read no weights (they would cost
+    /// four bytes per edge in every copy of the graph).
+    Drop,
     /// Every edge weighs 1 (replaces existing weights).
     Unit,
     /// Seeded uniform random weights in `lo..=hi` (replaces existing
@@ -50,16 +55,17 @@ pub enum WeightSpec {
 impl FromStr for WeightSpec {
     type Err = String;
 
-    /// Parses `keep`, `unit`, `uniform:LO..HI[:seed=S]` (seed 1 by default),
+    /// Parses `keep`, `none`, `unit`, `uniform:LO..HI[:seed=S]` (seed 1 by default),
     /// `euclid` (or `euclidean`) and `euclid-ceil`.
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         let bad = || {
             format!(
-                "bad weight spec '{s}' (expected keep, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil)"
+                "bad weight spec '{s}' (expected keep, none, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil)"
             )
         };
         match s {
             "keep" => return Ok(WeightSpec::Keep),
+            "none" => return Ok(WeightSpec::Drop),
             "unit" => return Ok(WeightSpec::Unit),
             "euclid" | "euclidean" => return Ok(WeightSpec::Euclidean),
             "euclid-ceil" | "euclidean-ceil" => return Ok(WeightSpec::EuclideanCeil),
@@ -88,6 +94,7 @@ impl fmt::Display for WeightSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WeightSpec::Keep => f.write_str("keep"),
+            WeightSpec::Drop => f.write_str("none"),
             WeightSpec::Unit => f.write_str("unit"),
             WeightSpec::Uniform { lo, hi, seed } => write!(f, "uniform:{lo}..{hi}:seed={seed}"),
             WeightSpec::Euclidean => f.write_str("euclid"),
@@ -99,14 +106,19 @@ impl fmt::Display for WeightSpec {
 /// Mean Earth radius in metres (IUGG), for great-circle lengths.
 pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
 
-/// Applies `spec` to `graph`: `Keep` leaves it as it is; every other rule
-/// replaces the weights (or adds them when the graph has none).
+/// Applies `spec` to `graph`: `Keep` leaves it as it is, `Drop` removes the
+/// weights; every other rule replaces the weights (or adds them when the
+/// graph has none).
 ///
 /// Errors when `lo > hi` for uniform weights, or when Euclidean weights are
 /// asked for a graph without coordinates.
 pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
     let weights: Vec<Weight> = match *spec {
         WeightSpec::Keep => return Ok(()),
+        WeightSpec::Drop => {
+            graph.clear_weights();
+            return Ok(());
+        }
         WeightSpec::Unit => try_filled(1, graph.num_edges(), "unit weights")?,
         WeightSpec::Uniform { lo, hi, seed } => {
             if lo > hi {
@@ -263,6 +275,7 @@ mod tests {
     fn parses_weight_specs() {
         assert_eq!("keep".parse(), Ok(WeightSpec::Keep));
         assert_eq!("unit".parse(), Ok(WeightSpec::Unit));
+        assert_eq!("none".parse(), Ok(WeightSpec::Drop));
         assert_eq!("euclid".parse(), Ok(WeightSpec::Euclidean));
         assert_eq!("euclid-ceil".parse(), Ok(WeightSpec::EuclideanCeil));
         assert_eq!("uniform:1..100000".parse(), Ok(WeightSpec::Uniform { lo: 1, hi: 100000, seed: 1 }));
@@ -271,8 +284,12 @@ mod tests {
             assert!(bad.parse::<WeightSpec>().is_err(), "{bad}");
         }
         for spec in
-            [WeightSpec::Keep, WeightSpec::Uniform { lo: 3, hi: 4, seed: 5 }, WeightSpec::EuclideanCeil]
-        {
+        [
+            WeightSpec::Keep,
+            WeightSpec::Drop,
+            WeightSpec::Uniform { lo: 3, hi: 4, seed: 5 },
+            WeightSpec::EuclideanCeil,
+        ] {
             assert_eq!(spec.to_string().parse(), Ok(spec));
         }
     }

@@ -241,3 +241,29 @@ fn impossible_parameters_are_errors_not_panics() {
         assert!(err.starts_with(&format!("generator spec `{spec}`: ")), "{err}");
     }
 }
+
+#[test]
+fn unweighted_generation_gives_the_weighted_graphs_structure() {
+    for spec in [
+        "road:n=3000,seed=9",
+        "kron:scale=11,ef=4",
+        "rmat:scale=12,ef=40",
+        "rmat:scale=10,ef=8,sym=true",
+        "rmat:scale=10,ef=8,simple=true",
+        "random:n=5000,m=300000",
+        "kgraph:n=20000,k=6",
+        "grid:w=40,h=30",
+        "torus:w=40,h=30",
+    ] {
+        let parsed: GenSpec = spec.parse().unwrap();
+        let weighted = parsed.generate_with(2, true).unwrap();
+        assert!(weighted.is_weighted(), "{spec}");
+        for threads in [1, 3] {
+            let unweighted = parsed.generate_with(threads, false).unwrap();
+            assert!(!unweighted.is_weighted(), "{spec}: weights were generated");
+            assert_eq!(unweighted.offsets(), weighted.offsets(), "{spec}: other degrees");
+            assert_eq!(unweighted.targets(), weighted.targets(), "{spec}: other edges");
+            assert_eq!(unweighted.coords(), weighted.coords(), "{spec}: other coordinates");
+        }
+    }
+}

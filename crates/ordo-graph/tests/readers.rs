@@ -262,3 +262,33 @@ fn reports_name_an_input_with_the_options_that_change_it() {
     let unit = LoadOptions { weights: WeightSpec::Unit, ..Default::default() };
     assert_eq!(unit.describe("FLA.gr"), "FLA.gr [weights=unit]");
 }
+
+#[test]
+fn loading_without_weights_gives_the_same_structure_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let kron: Graph = "kron:scale=9,seed=2".parse::<ordo_graph::gen::GenSpec>().unwrap().generate().unwrap();
+    let bin = dir.path().join("k.ordo");
+    ordo_graph::binary::write(&kron, &bin).unwrap();
+    let files = [
+        write(dir.path(), "g.gr", b"p sp 4 5\na 1 2 7\na 1 2 3\na 3 3 5\na 3 1 9\na 4 2 1\n"),
+        write(dir.path(), "g.gr.gz", &gz(b"p sp 4 5\na 1 2 7\na 1 2 3\na 3 3 5\na 3 1 9\na 4 2 1\n")),
+        write(dir.path(), "g.edges", b"0 1 4\n1 2 5\n2 0 6\n2 2 1\n"),
+        write(dir.path(), "g.mtx", b"%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 5\n3 1 6\n"),
+        bin,
+    ];
+    for path in &files {
+        for (symmetrize, simplify) in [(false, false), (true, false), (false, true), (true, true)] {
+            let keep = LoadOptions { symmetrize, simplify, ..Default::default() };
+            let drop = LoadOptions { weights: WeightSpec::Drop, ..keep.clone() };
+            let weighted = load(path, &keep).unwrap();
+            let unweighted = load(path, &drop).unwrap();
+            let what = format!("{} (symmetrize {symmetrize}, simplify {simplify})", path.display());
+            assert!(weighted.is_weighted(), "{what}: the file's weights are kept by default");
+            assert!(!unweighted.is_weighted(), "{what}: weights were kept");
+            // Parallel edges of different weights collapse to the same
+            // target either way; only the kept weight could differ.
+            assert_eq!(unweighted.offsets(), weighted.offsets(), "{what}");
+            assert_eq!(unweighted.targets(), weighted.targets(), "{what}");
+        }
+    }
+}

@@ -202,6 +202,13 @@ pub trait Algorithm: Sized + Send + Sync + 'static {
     /// microbenchmark) is prepared on the empty graph: `ordo run` takes no
     /// `--graph`/`--gen` for it, and a plan gives it an input `none = true`.
     const NEEDS_GRAPH: bool = true;
+    /// Whether it reads edge weights. An application that does not (BFS,
+    /// PageRank, triangle counting, ...) is given its graph without them:
+    /// front ends load and generate it unweighted, which saves four bytes
+    /// per edge in every copy of the graph (the loaded one, a transpose, a
+    /// symmetrized one). The default is the safe answer for a new
+    /// application.
+    const READS_WEIGHTS: bool = true;
     /// Memory a run needs beyond the graph, per vertex and per edge (its
     /// per-vertex state, a symmetrized or oriented copy), an estimate that a
     /// front end passes to the loader so that a graph which loads but could
@@ -410,6 +417,8 @@ pub struct AppInfo {
     pub out_format: &'static str,
     /// [`Algorithm::NEEDS_GRAPH`].
     pub needs_graph: bool,
+    /// [`Algorithm::READS_WEIGHTS`].
+    pub reads_weights: bool,
     /// [`Algorithm::RUN_MEMORY`].
     pub run_memory: WorkingMemory,
     /// [`Algorithm::REFERENCE_MEMORY`].
@@ -453,6 +462,7 @@ impl AppInfo {
             cycles: A::CYCLES,
             out_format: A::OUT_FORMAT,
             needs_graph: A::NEEDS_GRAPH,
+            reads_weights: A::READS_WEIGHTS,
             run_memory: A::RUN_MEMORY,
             reference_memory: A::REFERENCE_MEMORY,
             strategy_flag: <A::Strategy as Strategy>::FLAG,

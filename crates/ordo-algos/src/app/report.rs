@@ -244,6 +244,11 @@ pub struct RunReport {
     /// Good vs useless work, with the `classify` parameter.
     #[serde(serialize_with = "serialize_work_split")]
     pub work_split: Option<WorkSplit>,
+    /// The process's peak resident memory in bytes when the report was made
+    /// (`VmHWM`, see [`ordo_graph::memory::peak_resident_bytes`]): loading,
+    /// preparing, the reference and every run included; `null` where the
+    /// system does not report it.
+    pub peak_rss_bytes: Option<u64>,
     /// The application's checksums (SSSP/BFS: `reached`, `max_dist`,
     /// `sum_dist`), flattened into the JSON object.
     #[serde(flatten)]
@@ -367,6 +372,9 @@ impl RunReport {
             line("seq time", format!("{seq:.6} s"));
             line("vs seq", format!("{vs:.3}x"));
         }
+        if let Some(peak) = self.peak_rss_bytes {
+            line("peak memory", format!("{} resident (whole process)", ordo_graph::memory::format_bytes(peak)));
+        }
         line(
             "verified",
             if self.verified {
@@ -459,6 +467,7 @@ impl RunReport {
             breakdown: t.and_then(|t| t.cycles.as_ref()).map(|c| Breakdown::new(c, split.as_ref())),
             breakdown_per_thread: stats.and_then(|s| per_thread_breakdowns(s, &run.work_split)),
             work_split: split,
+            peak_rss_bytes: ordo_graph::memory::peak_resident_bytes(),
             metrics,
         }
     }

@@ -102,6 +102,7 @@ impl Algorithm for Bc {
                                  parallel BFS each, nested per core (Callisto-RTS 4.3); within 1e-9 of sequential Brandes.";
     const PARAMS: &'static [&'static ParamDef] = &[&SOURCES, &SEED, &NEST];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str =
         "`vertex value` per line (0-based; networkx betweenness_centrality(G, normalized=False) of the DiGraph)";
     /// One search state (distances, path counts, dependencies, queue,

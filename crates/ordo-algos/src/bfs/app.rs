@@ -127,6 +127,7 @@ impl Algorithm for Bfs {
                                  a scheduler); verified against queue BFS, exactly.";
     const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY, &PARENTS];
     const CYCLES: bool = true;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = VALUES_OUT;
     /// Levels, parents, the frontier queues and the two bitmaps; the
     /// transpose of a directed graph (a target per edge).

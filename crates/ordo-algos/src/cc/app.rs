@@ -85,6 +85,7 @@ impl Algorithm for Cc {
                                  sequential union-find.";
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str =
         "one `vertex label` line per vertex, 0-based; the label is the smallest \
                                       vertex id of the vertex's weakly connected component";

@@ -37,6 +37,7 @@ impl Algorithm for LoopMicro {
                                  iteration, no graph); checksum verified.";
     const PARAMS: &'static [&'static ParamDef] = &[&SIZE, &WORK, &SHAPE];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = "one line: `iterations index_sum increments` (the checksum)";
     const NEEDS_GRAPH: bool = false;
     type Strategy = LoopSpec;

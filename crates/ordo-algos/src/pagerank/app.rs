@@ -204,6 +204,7 @@ impl Algorithm for Pr {
                                  threshold, 0.01). Both verified against power iteration within a proven L1 bound.";
     const PARAMS: &'static [&'static ParamDef] = &[&ALPHA, &TOLERANCE, &ITERATIONS];
     const CYCLES: bool = true;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
     /// The in-edges, the pull kernel's ranks, two contribution buffers and
     /// divisors (the residual operator's ranks and residuals fit in that).
@@ -380,6 +381,7 @@ impl Algorithm for PrD {
          decimals (1000x the levels of pr --sched); verified against power iteration within the proven L1 bound.";
     const PARAMS: &'static [&'static ParamDef] = &[&ALPHA, &TOLERANCE];
     const CYCLES: bool = true;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
     /// Ranks and residuals, and the in-edges.
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 40, per_edge: 4 };

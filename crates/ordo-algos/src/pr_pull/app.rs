@@ -54,6 +54,7 @@ impl Algorithm for PrPull {
                                  iteration on ordo-loops or rayon; verified bit for bit against the sequential loop.";
     const PARAMS: &'static [&'static ParamDef] = &[&ALPHA, &ITERATIONS, &TOLERANCE];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str =
         "`vertex rank` per line (0-based; ranks sum to at most 1; shortest decimal that parses back to the same f64)";
     /// The transposed graph and two rank vectors.

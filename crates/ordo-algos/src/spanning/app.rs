@@ -243,6 +243,7 @@ impl<const BFS: bool> Algorithm for Spanning<BFS> {
     };
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
     /// The undirected copy and the parents.
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 8 };

@@ -44,6 +44,7 @@ impl Algorithm for Tc {
                                  parallel loop over a degree-ordered DAG; exact against an edge-iterator count.";
     const PARAMS: &'static [&'static ParamDef] = &[];
     const CYCLES: bool = false;
+    const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = "one line: the number of triangles";
     /// The DAG (half the edges of a symmetric input, up to all of a
     /// directed one, twice while missing reverses are merged in) and the

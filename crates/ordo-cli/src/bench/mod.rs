@@ -338,10 +338,14 @@ impl<'p> Session<'p> {
                 break;
             }
             self.bar.set_message(format!("loading {}", input.name));
+            // Without weights when no application run on it reads them.
+            let reads_weights = work.iter().any(|p| p.config.app.reads_weights);
             let graph = Arc::new(if input.none {
                 crate::input::empty_graph()
             } else {
-                crate::input::load_input(&input.args, gen_threads)
+                let names: Vec<&str> = work.iter().map(|p| p.config.app.name).collect();
+                let args = input.args.for_weights(&names.join(", "), reads_weights);
+                crate::input::load_input(&args, gen_threads)
                     .with_context(|| format!("{}: input `{}`", self.plan.path.display(), input.name))?
             });
             self.log(format!(

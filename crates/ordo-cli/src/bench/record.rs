@@ -57,10 +57,7 @@ impl Machine {
 /// `/proc/self/status`): a high-water mark over the whole process so far,
 /// not of one run. `None` where it cannot be read.
 pub(crate) fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
-    Some(kb * 1024)
+    ordo_graph::memory::peak_resident_bytes()
 }
 
 /// The git revision the binary was built from (`git rev-parse --short HEAD`

@@ -57,20 +57,21 @@ pub(crate) fn fill_chunk(p: &KGraphParams, chunk: usize, d: &mut [u32], w: &mut 
     }
 }
 
-/// Generates the k-graph on `threads` threads.
-pub(crate) fn generate(p: &KGraphParams, threads: usize) -> Result<Graph, MemoryError> {
+/// Generates the k-graph on `threads` threads, with its weights when
+/// `weighted` (the edges are the same either way).
+pub(crate) fn generate(p: &KGraphParams, threads: usize, weighted: bool) -> Result<Graph, MemoryError> {
     let (n, k) = (p.n as usize, p.k as usize);
     let m = n * k;
     let mut unused = try_filled(0u32, m, "the generated sources")?;
     let mut dst = try_filled(0u32, m, "the generated targets")?;
-    let mut wts = try_filled(0u32, m, "the generated weights")?;
+    let mut wts = if weighted { Some(try_filled(0u32, m, "the generated weights")?) } else { None };
     if k > 0 {
-        par_fill(threads, VERTICES_PER_STREAM * k, &mut unused, &mut dst, &mut wts, |chunk, _, d, w| {
+        par_fill(threads, VERTICES_PER_STREAM * k, &mut unused, &mut dst, wts.as_deref_mut(), |chunk, _, d, w| {
             fill_chunk(p, chunk, d, w)
         });
     }
     drop(unused);
     let offsets: Vec<u64> = (0..=n as u64).map(|v| v * k as u64).collect();
-    Ok(Graph::from_parts(offsets.into(), dst.into(), Some(wts.into()), None)
+    Ok(Graph::from_parts(offsets.into(), dst.into(), wts.map(Into::into), None)
         .expect("k-graph generator built an invalid CSR (bug)"))
 }

@@ -35,14 +35,15 @@ pub(crate) fn fill_chunk(p: &RandomParams, chunk: usize, s: &mut [u32], d: &mut 
     }
 }
 
-/// Generates the random graph on `threads` threads.
-pub(crate) fn generate(p: &RandomParams, threads: usize) -> Result<Graph, MemoryError> {
+/// Generates the random graph on `threads` threads, with its weights when
+/// `weighted` (the edges are the same either way).
+pub(crate) fn generate(p: &RandomParams, threads: usize, weighted: bool) -> Result<Graph, MemoryError> {
     let (n, m) = (p.n as usize, p.m as usize);
     let mut src = try_filled(0u32, m, "the generated sources")?;
     let mut dst = try_filled(0u32, m, "the generated targets")?;
-    let mut wts = try_filled(0u32, m, "the generated weights")?;
-    par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
+    let mut wts = if weighted { Some(try_filled(0u32, m, "the generated weights")?) } else { None };
+    par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, wts.as_deref_mut(), |chunk, s, d, w| {
         fill_chunk(p, chunk, s, d, w)
     });
-    Ok(build_csr(n, &src, &dst, &wts, false, false, threads))
+    Ok(build_csr(n, src, dst, wts, false, false, threads))
 }

@@ -64,14 +64,15 @@ pub(crate) fn permutation(p: &RmatParams) -> Vec<u32> {
     perm
 }
 
-/// Generates the R-MAT / Kronecker graph on `threads` threads.
-pub(crate) fn generate(p: &RmatParams, threads: usize) -> Result<Graph, MemoryError> {
+/// Generates the R-MAT / Kronecker graph on `threads` threads, with its
+/// weights when `weighted` (the edges are the same either way).
+pub(crate) fn generate(p: &RmatParams, threads: usize, weighted: bool) -> Result<Graph, MemoryError> {
     let n = 1usize << p.scale;
     let m = n * p.edge_factor as usize;
     let mut src = try_filled(0u32, m, "the generated sources")?;
     let mut dst = try_filled(0u32, m, "the generated targets")?;
-    let mut wts = try_filled(0u32, m, "the generated weights")?;
-    par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, &mut wts, |chunk, s, d, w| {
+    let mut wts = if weighted { Some(try_filled(0u32, m, "the generated weights")?) } else { None };
+    par_fill(threads, EDGES_PER_STREAM, &mut src, &mut dst, wts.as_deref_mut(), |chunk, s, d, w| {
         fill_chunk(p, chunk, s, d, w)
     });
     if p.permute {
@@ -86,5 +87,5 @@ pub(crate) fn generate(p: &RmatParams, threads: usize) -> Result<Graph, MemoryEr
             relabel(&mut dst);
         });
     }
-    Ok(build_csr(n, &src, &dst, &wts, p.symmetric, p.simple, threads))
+    Ok(build_csr(n, src, dst, wts, p.symmetric, p.simple, threads))
 }

@@ -235,21 +235,36 @@ impl GenSpec {
     /// memory than the budget ([`GenSpec::memory_needed`],
     /// [`crate::memory::check`]).
     pub fn generate_with_threads(&self, threads: usize) -> Result<Graph, GenError> {
+        self.generate_with(threads, true)
+    }
+
+    /// Generates the graph on `threads` threads, without edge weights unless
+    /// `weighted`: the same vertices and edges as [`GenSpec::generate_with_threads`]
+    /// (the random streams are drawn alike), for applications that read no
+    /// weights. The R-MAT, Kronecker, random and k-graph generators then
+    /// never hold a weight array; the others drop theirs once built.
+    ///
+    /// Refuses, before allocating, a graph whose generation needs more
+    /// memory than the budget, as [`GenSpec::generate_with_threads`] does.
+    pub fn generate_with(&self, threads: usize, weighted: bool) -> Result<Graph, GenError> {
         let err = |msg: String| GenError { spec: self.to_string(), msg };
         self.validate().map_err(err)?;
         memory::check(self.memory_needed(), || "generating it".to_string())
             .map_err(|e| err(e.to_string()))?;
         let threads = threads.max(1);
-        let graph = match self {
+        let mut graph = match self {
             GenSpec::Road(r) => road::generate(r),
             GenSpec::Rmat(r) | GenSpec::Kron(r) => {
-                rmat::generate(r, threads).map_err(|e| err(e.to_string()))?
+                rmat::generate(r, threads, weighted).map_err(|e| err(e.to_string()))?
             }
             GenSpec::Torus(l) => torus::generate(l),
             GenSpec::Grid(l) => grid::generate(l),
-            GenSpec::Random(r) => random::generate(r, threads).map_err(|e| err(e.to_string()))?,
-            GenSpec::KGraph(r) => kgraph::generate(r, threads).map_err(|e| err(e.to_string()))?,
+            GenSpec::Random(r) => random::generate(r, threads, weighted).map_err(|e| err(e.to_string()))?,
+            GenSpec::KGraph(r) => kgraph::generate(r, threads, weighted).map_err(|e| err(e.to_string()))?,
         };
+        if !weighted {
+            graph.clear_weights();
+        }
         Ok(graph)
     }
 

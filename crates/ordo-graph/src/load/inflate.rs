@@ -67,14 +67,20 @@ pub(crate) fn inflate(path: &Path, compressed: &[u8], expect: Expect) -> Result<
     let mut bound: Option<Bound> = None;
     let mut header_settled = false;
     let mut guard = NulGuard::default();
+    let within_budget = |size: usize| budget.as_ref().is_none_or(|b| size as u64 <= b.bytes);
+    if let Some(size) = announced_size(compressed).filter(|&size| within_budget(size)) {
+        // Reserved, not touched: costs no resident memory if the trailer
+        // lied, and the checks below still bound what is written.
+        let _ = out.try_reserve_exact(size.saturating_add(1));
+    }
     loop {
-        if out.capacity() - out.len() < STEP {
+        if out.capacity() == out.len() {
             let grow = STEP.max(out.len() / 2);
             memory::try_reserve_exact(&mut out, grow, "inflating the file")
                 .map_err(|e| GraphError::file(path, e.to_string()))?;
         }
         let len = out.len();
-        out.resize(len + STEP, 0);
+        out.resize(len + STEP.min(out.capacity() - len), 0);
         let got = match decoder.read(&mut out[len..]) {
             Ok(k) => k,
             Err(e) => {
@@ -131,6 +137,18 @@ pub(crate) fn inflate(path: &Path, compressed: &[u8], expect: Expect) -> Result<
     }
     out.shrink_to_fit();
     Ok(out)
+}
+
+/// The inflated size the gzip trailer announces (ISIZE, the last four bytes:
+/// the size of the last member modulo 2^32), when plausible: at most what
+/// deflate can expand the compressed bytes to (1032 to 1). Exact for the
+/// usual single-member file under 4 GiB, so the buffer is allocated once
+/// instead of grown (a grown buffer is copied, and the copy and the old
+/// buffer are both resident for a moment); only a hint otherwise.
+fn announced_size(compressed: &[u8]) -> Option<usize> {
+    let tail: [u8; 4] = compressed.get(compressed.len().checked_sub(4)?..)?.try_into().ok()?;
+    let size = u32::from_le_bytes(tail) as usize;
+    (size <= compressed.len().saturating_mul(1032)).then_some(size)
 }
 
 /// A bound on the inflated size, and the header it comes from.

@@ -29,7 +29,7 @@ use crate::csr::Graph;
 use crate::error::{GraphError, Result};
 use crate::memory::{self, LoadPlan, WorkingMemory};
 use crate::read::{self, edgelist::Flavor, ReadOptions, ReadPlan};
-use crate::transform::{dedup_edges, symmetrize, symmetrize_edge_list};
+use crate::transform::{dedup_edges_owned, symmetrize, symmetrize_edge_list};
 
 /// A progress callback: `(bytes done, bytes total)`.
 pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
@@ -106,7 +106,12 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
         // header's sizes are known to fit.
         check_binary(path, bytes, 0, opts)?;
         drop(content);
-        return finish_binary(path, crate::binary::load(path)?, opts);
+        let graph = if opts.weights == WeightSpec::Drop {
+            crate::binary::load_without_weights(path)?
+        } else {
+            crate::binary::load(path)?
+        };
+        return finish_binary(path, graph, opts);
     }
     let coords_path = match &opts.coords {
         Some(p) => Some(p.clone()),
@@ -136,7 +141,7 @@ impl LoadOptions {
     /// then the copy into huge pages. Format, coordinates, id remapping and
     /// progress concern reading a file and are not looked at.
     pub fn apply(&self, graph: Graph) -> Result<Graph> {
-        let mut graph = if self.symmetrize { dedup_edges(&symmetrize(&graph)) } else { graph };
+        let mut graph = if self.symmetrize { dedup_edges_owned(symmetrize(&graph)) } else { graph };
         crate::weights::apply(&mut graph, &self.weights)?;
         self.finish(graph)
     }
@@ -172,7 +177,8 @@ impl LoadOptions {
             symmetrize: self.symmetrize,
             simplify: self.simplify,
             huge_pages: self.huge_pages,
-            reweight: self.weights != WeightSpec::Keep,
+            reweight: !matches!(self.weights, WeightSpec::Keep | WeightSpec::Drop),
+            drop_weights: self.weights == WeightSpec::Drop,
             working: self.working_memory,
             ..LoadPlan::default()
         }
@@ -184,7 +190,7 @@ impl LoadOptions {
     /// or not the graph is simplified), then copied into huge pages when
     /// `huge_pages`.
     fn finish(&self, graph: Graph) -> Result<Graph> {
-        let graph = if self.simplify { crate::transform::simplify(&graph) } else { graph };
+        let graph = if self.simplify { crate::transform::simplify_owned(graph) } else { graph };
         if !self.huge_pages {
             return Ok(graph);
         }

@@ -407,7 +407,7 @@ def networkit_library():
 
     def pagerank(g, x, t):
         c = nk().centrality
-        pr = c.PageRank(g, damp=PR_ALPHA, tol=PR_TOL_L1, distributeSinks=c.SinkHandling.DISTRIBUTE_SINKS)
+        pr = c.PageRank(g, damp=PR_ALPHA, tol=PR_TOL_L1, distributeSinks=c.SinkHandling.DistributeSinks)
         pr.norm = c.Norm.L1_NORM
         pr.maxIterations = PR_MAX_ITER
         return pr.run().scores()
@@ -621,7 +621,13 @@ def graphblas_library():
             r, c, ww = np.concatenate([u, v]), np.concatenate([v, u]), np.concatenate([w, w]).astype(np.float64)
             return ga().Graph(gb.Matrix.from_coo(r, c, ww, nrows=x.n, ncols=x.n))
 
-        return {"directed": directed, "undirected": undirected}
+        def undirected_unweighted(x):
+            u, v, _ = x.undirected
+            r, c = np.concatenate([u, v]), np.concatenate([v, u])
+            return ga().Graph(gb.Matrix.from_coo(r, c, 1.0, nrows=x.n, ncols=x.n))
+
+        # graphblas-algorithms' PageRank weighs edges by the matrix values; the others' is unweighted.
+        return {"directed": directed, "undirected": undirected, "undirected unweighted": undirected_unweighted}
 
     def dense(vec, x, fill):
         out = np.full(x.n, fill, dtype=np.float64)
@@ -641,7 +647,7 @@ def graphblas_library():
         ),
         "bfs": Kernel("directed", bfs_run, lambda r, x: dense(r, x, np.inf), "single_source_shortest_path_length"),
         "pagerank": Kernel(
-            "undirected",
+            "undirected unweighted",
             lambda g, x, t: ga().pagerank(g, alpha=PR_ALPHA, tol=PR_TOL_L1 / x.n, max_iter=PR_MAX_ITER),
             lambda r, x: ranks(dense(r, x, 0.0)),
             "pagerank",

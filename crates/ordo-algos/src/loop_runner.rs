@@ -288,11 +288,16 @@ impl ParallelLoops for PoolLoops<'_> {
         join: impl Fn(S) + Sync,
     ) {
         let start = range.start;
-        let states = self.pool.fold_chunks(range.len(), self.grain, |_| fork(), |state, chunk| {
-            for i in chunk {
-                work(state, start + i);
-            }
-        });
+        let states = self.pool.fold_chunks(
+            range.len(),
+            self.grain,
+            |_| fork(),
+            |state, chunk| {
+                for i in chunk {
+                    work(state, start + i);
+                }
+            },
+        );
         states.into_iter().for_each(join);
     }
 }

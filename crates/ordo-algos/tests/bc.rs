@@ -32,7 +32,10 @@ fn undirected(n: usize, edges: &[(u32, u32)]) -> Graph {
 fn brandes_gives_the_known_values() {
     // Directed path 0 -> 1 -> 2 -> 3: 1 is on (0,2),(0,3); 2 on (0,3),(1,3).
     let path = graph(4, &[(0, 1), (1, 2), (2, 3)]);
-    assert_eq!(bc::reference::betweenness(&BcGraph::from_graph(path), Sources::All), vec![0.0, 2.0, 2.0, 0.0]);
+    assert_eq!(
+        bc::reference::betweenness(&BcGraph::from_graph(path), Sources::All),
+        vec![0.0, 2.0, 2.0, 0.0]
+    );
     // Undirected star with centre 0 and 4 leaves: 4·3 ordered pairs through 0.
     let star = undirected(5, &[(0, 1), (0, 2), (0, 3), (0, 4)]);
     assert_eq!(
@@ -42,7 +45,10 @@ fn brandes_gives_the_known_values() {
     // Diamond 0 -> {1, 2} -> 3: two shortest paths, half through each;
     // parallel edges and a self loop change nothing.
     let diamond = graph(4, &[(0, 1), (0, 2), (1, 3), (2, 3), (1, 3), (2, 2)]);
-    assert_eq!(bc::reference::betweenness(&BcGraph::from_graph(diamond), Sources::All), vec![0.0, 0.5, 0.5, 0.0]);
+    assert_eq!(
+        bc::reference::betweenness(&BcGraph::from_graph(diamond), Sources::All),
+        vec![0.0, 0.5, 0.5, 0.0]
+    );
 }
 
 fn check_all(g: &Graph, name: &str) {

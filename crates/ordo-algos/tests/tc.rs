@@ -56,7 +56,8 @@ fn generated_graphs_match_the_reference_on_every_runner() {
             let dag = Dag::build(&g, order, &Sequential);
             for runner in &runners {
                 let got = tc::triangles(runner, &dag);
-                tc::verify::verify(expected, got).unwrap_or_else(|e| panic!("{spec} {order:?} {runner:?}: {e}"));
+                tc::verify::verify(expected, got)
+                    .unwrap_or_else(|e| panic!("{spec} {order:?} {runner:?}: {e}"));
             }
         }
     }

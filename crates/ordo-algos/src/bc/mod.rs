@@ -116,7 +116,8 @@ impl Sources {
     /// the first `k` of a seeded Fisher–Yates shuffle of them (SplitMix64),
     /// sorted.
     pub fn list(&self, g: &BcGraph) -> Vec<VertexId> {
-        let mut ids: Vec<VertexId> = (0..g.num_vertices() as VertexId).filter(|&v| g.is_candidate(v)).collect();
+        let mut ids: Vec<VertexId> =
+            (0..g.num_vertices() as VertexId).filter(|&v| g.is_candidate(v)).collect();
         if let Sources::Sample { k, seed } = *self {
             let c = ids.len();
             if k < c {
@@ -156,11 +157,7 @@ pub fn scale_sample(values: &mut [f64], sources: &[VertexId], g: &BcGraph) {
     }
     let as_source = if k > 1 { (c - 1) as f64 / (k - 1) as f64 } else { 0.0 };
     for (v, x) in values.iter_mut().enumerate() {
-        *x *= if is_source[v] {
-            as_source
-        } else {
-            (c - usize::from(is_candidate[v])) as f64 / k as f64
-        };
+        *x *= if is_source[v] { as_source } else { (c - usize::from(is_candidate[v])) as f64 / k as f64 };
     }
 }
 
@@ -382,7 +379,13 @@ fn check_sources(sources: Sources) -> Result<(), AlgoError> {
 
 /// Sums the searches' values in `totals`, scales a sample, and packs the
 /// result.
-fn finish(g: &BcGraph, totals: Mutex<Vec<f64>>, sources: Vec<VertexId>, start: Instant, participants: usize) -> BcResult {
+fn finish(
+    g: &BcGraph,
+    totals: Mutex<Vec<f64>>,
+    sources: Vec<VertexId>,
+    start: Instant,
+    participants: usize,
+) -> BcResult {
     let mut values = totals.into_inner().unwrap_or_else(|e| e.into_inner());
     scale_sample(&mut values, &sources, g);
     BcResult { values, sources, time_s: start.elapsed().as_secs_f64(), participants }
@@ -461,11 +464,16 @@ pub fn betweenness_on_pool(
             1
         }
         DefaultPlan::Flat => {
-            let searches = pool.fold_chunks(sources.len(), 1, |_| Search::new(n, m), |search, chunk| {
-                for i in chunk {
-                    search.run(&g.graph, sources[i], &Sequential);
-                }
-            });
+            let searches = pool.fold_chunks(
+                sources.len(),
+                1,
+                |_| Search::new(n, m),
+                |search, chunk| {
+                    for i in chunk {
+                        search.run(&g.graph, sources[i], &Sequential);
+                    }
+                },
+            );
             for search in &searches {
                 add_into(&totals, search);
             }

@@ -115,12 +115,24 @@ impl Dag {
     /// the forward entries), `16 n` bytes of row counts while it is built
     /// and, with `ByDegree`, `4 n` bytes of ranks (`16 n` while sorting).
     pub fn build(graph: &Graph, order: Order, loops: &impl ParallelLoops) -> Dag {
+        match order {
+            Order::ById => Self::build_ranked(graph, order, |v| v, loops),
+            Order::ByDegree => {
+                let rank = degree_ranks(graph);
+                Self::build_ranked(graph, order, |v| rank[v as usize], loops)
+            }
+        }
+    }
+
+    /// [`Dag::build`] with the ranking as a function (a bijection of
+    /// `0..n`), compiled into each loop.
+    fn build_ranked(
+        graph: &Graph,
+        order: Order,
+        rank_of: impl Fn(VertexId) -> VertexId + Sync,
+        loops: &impl ParallelLoops,
+    ) -> Dag {
         let n = graph.num_vertices();
-        let rank = match order {
-            Order::ById => None,
-            Order::ByDegree => Some(degree_ranks(graph)),
-        };
-        let rank_of = |v: VertexId| rank.as_ref().map_or(v, |r| r[v as usize]);
         // 1. Forward rows, sized by counting.
         let mut offsets = vec![0u64; n + 1];
         {
@@ -190,11 +202,11 @@ impl Dag {
             return;
         }
         let mut write = 0usize;
-        for r in 0..n {
+        for (r, &len) in lens.iter().enumerate() {
             let start = self.offsets[r] as usize;
-            self.targets.copy_within(start..start + lens[r] as usize, write);
+            self.targets.copy_within(start..start + len as usize, write);
             self.offsets[r] = write as u64;
-            write += lens[r] as usize;
+            write += len as usize;
         }
         self.offsets[n] = write as u64;
         self.targets.truncate(write);
@@ -202,12 +214,16 @@ impl Dag {
     }
 
     /// The DAG with the entries `(row, target)` added (repeats dropped).
-    fn with_edges(self, extra: impl Iterator<Item = (VertexId, VertexId)>, loops: &impl ParallelLoops) -> Dag {
+    fn with_edges(
+        self,
+        extra: impl Iterator<Item = (VertexId, VertexId)>,
+        loops: &impl ParallelLoops,
+    ) -> Dag {
         let n = self.num_vertices();
         let extra: Vec<(VertexId, VertexId)> = extra.collect();
         let mut offsets = vec![0u64; n + 1];
         for r in 0..n {
-            offsets[r + 1] = (self.offsets[r + 1] - self.offsets[r]) as u64;
+            offsets[r + 1] = self.offsets[r + 1] - self.offsets[r];
         }
         for &(r, _) in &extra {
             offsets[r as usize + 1] += 1;
@@ -217,11 +233,10 @@ impl Dag {
         }
         let mut targets = vec![0 as VertexId; offsets[n] as usize];
         let mut cursor: Vec<u64> = offsets[..n].to_vec();
-        for r in 0..n {
+        for (r, at) in cursor.iter_mut().enumerate() {
             let old = self.out(r);
-            let at = cursor[r] as usize;
-            targets[at..at + old.len()].copy_from_slice(old);
-            cursor[r] += old.len() as u64;
+            targets[*at as usize..*at as usize + old.len()].copy_from_slice(old);
+            *at += old.len() as u64;
         }
         for &(r, t) in &extra {
             targets[cursor[r as usize] as usize] = t;

@@ -388,11 +388,9 @@ impl Algorithm for PrD {
     /// Power iteration keeps two rank vectors.
     const REFERENCE_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 24, per_edge: 0 };
     type Strategy = SchedulerSpec;
-    /// `auto`: the fastest scheduler on both inputs at one and two threads;
-    /// `pmod` takes 1.07–3.3× its time, `obim` 2.5–3.2×; geometric mean of
-    /// best / its time over the four cases (two inputs, one and two threads)
-    /// 1.00 for `auto`, 0.56 for `pmod` (`bench/papers.toml`, experiment
-    /// `pagerank`, full run of 2026-11-27 in `docs/results.md`).
+    /// `auto`: the fastest scheduler on both inputs at one and two threads
+    /// (`bench/papers.toml`, experiment `pagerank`; figures in
+    /// `docs/results.md`).
     const DEFAULT_STRATEGY: &'static str = "auto";
     type Output = PageRank;
     type Reference = PageRankReference;

@@ -104,6 +104,7 @@ fn known_output(output: &AnyOutput) -> bool {
         || output.is::<SpanningForest>()
         || output.is::<Parents>()
         || output.is::<ComponentLabels>()
+        || output.is::<PrResult>()
         || output.is::<PrPullResult>()
         || output.is::<TcResult>()
         || output.is::<BcResult>()

@@ -323,7 +323,8 @@ def test_stats_have_the_keys_of_ordo_run_json():
         check=True, capture_output=True, text=True,
     ).stdout
     cli = json.loads(out)
-    assert set(cli) == set(stats)
+    # Process-level (peak_rss_bytes) and operator fields are reported by the CLI only, for now.
+    assert set(cli) - {"peak_rss_bytes", "operator"} == set(stats)
     for key in ["app", "graph", "n", "m", "scheduler", "threads", "source", "reached", "max_dist", "sum_dist"]:
         assert cli[key] == stats[key], key
 

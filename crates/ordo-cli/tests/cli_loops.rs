@@ -179,7 +179,7 @@ fn loop_micro_runs_without_a_graph_on_every_loop() {
 #[test]
 fn bad_loop_flags_are_one_line_errors() {
     for (args, want) in [
-        (&["tc", "--gen", "grid:w=3,h=3", "--loop", "fancy"][..], "unknown loop distributor `fancy` (known: shared, striped, combining, async-combining, static, rayon)"),
+        (&["tc", "--gen", "grid:w=3,h=3", "--loop", "fancy"][..], "unknown loop distributor `fancy` (known: default, shared, striped, combining, async-combining, static, rayon)"),
         (&["tc", "--gen", "grid:w=3,h=3", "--loop", "shared:batch=0"][..], "`batch=0`: expected a positive integer"),
         (&["tc", "--gen", "grid:w=3,h=3", "--loop", "combining:level=thread"][..], "level=core or level=socket"),
         (&["sssp", "--gen", "grid:w=3,h=3", "--loop", "shared"][..], "--loop does not apply to sssp (it applies to pr-pull, tc, bc, loop-micro)"),

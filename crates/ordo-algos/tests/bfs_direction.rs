@@ -84,7 +84,9 @@ fn levels_equal_queue_bfs_and_parents_form_a_bfs_tree() {
                 let want = bfs_levels(g, source).unwrap().values;
                 for rule in RULES {
                     for parents in [false, true] {
-                        let what = format!("{name}, source {source}, {threads} threads, {rule:?}, parents {parents}");
+                        let what = format!(
+                            "{name}, source {source}, {threads} threads, {rule:?}, parents {parents}"
+                        );
                         let (tree, steps) = bfs_direction(&pool, g, &inn, source, parents, rule).unwrap();
                         assert_eq!(tree.levels, want, "{what}");
                         if rule == Switching::TopDownOnly {
@@ -135,7 +137,8 @@ fn corrupted_parent_trees_are_rejected() {
     check_parent_tree(&g, source, &levels, &parents).unwrap();
     let levels_ref = &levels;
     let at = |l: u32| (0..levels_ref.len()).filter(move |&v| levels_ref[v] == l);
-    let unreached = (0..levels.len()).find(|&v| levels[v] == UNREACHED_LEVEL).expect("kron has isolated vertices");
+    let unreached =
+        (0..levels.len()).find(|&v| levels[v] == UNREACHED_LEVEL).expect("kron has isolated vertices");
     let deep = at(2).next().expect("a vertex at level 2");
     // A level-1 vertex that is not an in-neighbour of `deep`: right level,
     // missing edge.

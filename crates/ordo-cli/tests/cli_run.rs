@@ -298,12 +298,26 @@ fn weighted_applications_get_weights_and_unweighted_ones_none() {
     // BFS loads the grid without weights: a weight rule is not applied,
     // and says so, and the levels are those of the weighted grid.
     let out = ordo()
-        .args(["run", "bfs", "--gen", SMALL, "--threads", "1", "--weights", "uniform:1..9", "--json", "--verify"])
+        .args([
+            "run",
+            "bfs",
+            "--gen",
+            SMALL,
+            "--threads",
+            "1",
+            "--weights",
+            "uniform:1..9",
+            "--json",
+            "--verify",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("bfs reads no edge weights: --weights uniform:1..9:seed=1 is not applied"), "{stderr}");
+    assert!(
+        stderr.contains("bfs reads no edge weights: --weights uniform:1..9:seed=1 is not applied"),
+        "{stderr}"
+    );
     let bfs: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(bfs["max_dist"], 68);
     assert_eq!(bfs["verified"], true);

@@ -207,7 +207,9 @@ fn sorted_without_repeats_in_place(g: Graph, keep_loops: bool) -> Graph {
         debug_assert!(end <= start, "a compacted list ends before the next one starts");
         list.clear();
         let weight = |e: usize| weights.as_ref().map_or(1, |w| w[e]);
-        list.extend((start..next).map(|e| (targets[e], weight(e))).filter(|&(v, _)| keep_loops || v as usize != u));
+        list.extend(
+            (start..next).map(|e| (targets[e], weight(e))).filter(|&(v, _)| keep_loops || v as usize != u),
+        );
         list.sort_unstable();
         list.dedup_by_key(|&mut (v, _)| v);
         for &(v, w) in &list {

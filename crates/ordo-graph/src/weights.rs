@@ -283,8 +283,7 @@ mod tests {
         for bad in ["uniform:9..1", "uniform:1-2", "uniform:1..2:s=1", "heavy"] {
             assert!(bad.parse::<WeightSpec>().is_err(), "{bad}");
         }
-        for spec in
-        [
+        for spec in [
             WeightSpec::Keep,
             WeightSpec::Drop,
             WeightSpec::Uniform { lo: 3, hi: 4, seed: 5 },

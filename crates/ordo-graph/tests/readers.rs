@@ -273,7 +273,11 @@ fn loading_without_weights_gives_the_same_structure_in_every_format() {
         write(dir.path(), "g.gr", b"p sp 4 5\na 1 2 7\na 1 2 3\na 3 3 5\na 3 1 9\na 4 2 1\n"),
         write(dir.path(), "g.gr.gz", &gz(b"p sp 4 5\na 1 2 7\na 1 2 3\na 3 3 5\na 3 1 9\na 4 2 1\n")),
         write(dir.path(), "g.edges", b"0 1 4\n1 2 5\n2 0 6\n2 2 1\n"),
-        write(dir.path(), "g.mtx", b"%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 5\n3 1 6\n"),
+        write(
+            dir.path(),
+            "g.mtx",
+            b"%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 5\n3 1 6\n",
+        ),
         bin,
     ];
     for path in &files {

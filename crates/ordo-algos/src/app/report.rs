@@ -373,7 +373,10 @@ impl RunReport {
             line("vs seq", format!("{vs:.3}x"));
         }
         if let Some(peak) = self.peak_rss_bytes {
-            line("peak memory", format!("{} resident (whole process)", ordo_graph::memory::format_bytes(peak)));
+            line(
+                "peak memory",
+                format!("{} resident (whole process)", ordo_graph::memory::format_bytes(peak)),
+            );
         }
         line(
             "verified",

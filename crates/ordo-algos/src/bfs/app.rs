@@ -35,7 +35,10 @@ pub struct BfsKernels;
 
 impl KernelSet for BfsKernels {
     const NAMED: &'static [(&'static str, &'static str)] = &[
-        ("direction", "direction-optimizing BFS (Beamer et al. SC'12, as GAPBS): top-down and bottom-up steps"),
+        (
+            "direction",
+            "direction-optimizing BFS (Beamer et al. SC'12, as GAPBS): top-down and bottom-up steps",
+        ),
         ("top-down", "level-synchronous parallel BFS, every step top-down"),
     ];
     const SCHEDULED: bool = true;
@@ -108,7 +111,9 @@ impl Bfs {
             KernelChoice::Default => default_kernel(self.classify || cycles),
             KernelChoice::Named("direction") => Chosen::Direction,
             KernelChoice::Named("top-down") => Chosen::TopDown,
-            KernelChoice::Named(other) => return Err(AppError::Param(format!("--sched: no BFS kernel `{other}`"))),
+            KernelChoice::Named(other) => {
+                return Err(AppError::Param(format!("--sched: no BFS kernel `{other}`")))
+            }
             KernelChoice::Scheduled(spec) => Chosen::Priority(spec.clone()),
         };
         if self.classify && !matches!(chosen, Chosen::Priority(_)) {
@@ -161,9 +166,9 @@ impl Algorithm for Bfs {
                 let (levels, stats) = super::bfs(env.pool, spec, &self.graph, self.source, &opts)?;
                 let run = path_run(levels, stats, self.classify, env.exec.log_tasks);
                 let start = Instant::now();
-                let parents = self
-                    .parents
-                    .then(|| super::tree::parents_from_levels(env.pool, &self.in_edges, self.source, &run.output));
+                let parents = self.parents.then(|| {
+                    super::tree::parents_from_levels(env.pool, &self.in_edges, self.source, &run.output)
+                });
                 let derive_s = start.elapsed().as_secs_f64();
                 let mut run = run.map_output(|levels| BfsTree { levels, parents });
                 run.time_s += derive_s;
@@ -174,8 +179,14 @@ impl Algorithm for Bfs {
                 let switching =
                     if chosen == Chosen::Direction { Switching::GAPBS } else { Switching::TopDownOnly };
                 let start = Instant::now();
-                let (tree, steps) =
-                    bfs_direction(env.pool, &self.graph, &self.in_edges, self.source, self.parents, switching)?;
+                let (tree, steps) = bfs_direction(
+                    env.pool,
+                    &self.graph,
+                    &self.in_edges,
+                    self.source,
+                    self.parents,
+                    switching,
+                )?;
                 let time_s = start.elapsed().as_secs_f64();
                 let mut run = path_run(tree.levels, Default::default(), false, false);
                 run.stats = None;

@@ -152,7 +152,8 @@ impl<'a> Search<'a> {
     fn new(pool: &'a Pool, graph: &'a Graph, in_edges: &'a Graph, source: VertexId, parents: bool) -> Self {
         let n = graph.num_vertices();
         let level = pool.collect_indexed(n, |_| AtomicU32::new(UNREACHED_LEVEL));
-        let parent = if parents { pool.collect_indexed(n, |_| AtomicU32::new(NO_PARENT)) } else { Vec::new() };
+        let parent =
+            if parents { pool.collect_indexed(n, |_| AtomicU32::new(NO_PARENT)) } else { Vec::new() };
         Search { pool, graph, in_edges, source, level, parent }
     }
 
@@ -271,7 +272,12 @@ impl<'a> Search<'a> {
     /// Every unvisited vertex looks among its in-neighbours for one in
     /// `front`; those that find one get level `next` and their bit in
     /// `awake` (every word of which is written). Returns how many woke.
-    fn bottom_up_step<const PARENTS: bool>(&self, front: &[AtomicU64], awake: &[AtomicU64], next: u32) -> u64 {
+    fn bottom_up_step<const PARENTS: bool>(
+        &self,
+        front: &[AtomicU64],
+        awake: &[AtomicU64],
+        next: u32,
+    ) -> u64 {
         let n = self.graph.num_vertices();
         let offsets = self.in_edges.offsets();
         let sources = self.in_edges.targets();
@@ -326,15 +332,20 @@ impl<'a> Search<'a> {
 
     /// The vertices whose bits are set, in no particular order.
     fn bitmap_to_queue(&self, bitmap: &[AtomicU64]) -> Vec<VertexId> {
-        let mut found = self.pool.fold_chunks(bitmap.len(), 1024, |_| Vec::new(), |out: &mut Vec<VertexId>, words| {
-            for w in words {
-                let mut bits = bitmap[w].load(Relaxed);
-                while bits != 0 {
-                    out.push((w * 64) as VertexId + bits.trailing_zeros());
-                    bits &= bits - 1;
+        let mut found = self.pool.fold_chunks(
+            bitmap.len(),
+            1024,
+            |_| Vec::new(),
+            |out: &mut Vec<VertexId>, words| {
+                for w in words {
+                    let mut bits = bitmap[w].load(Relaxed);
+                    while bits != 0 {
+                        out.push((w * 64) as VertexId + bits.trailing_zeros());
+                        bits &= bits - 1;
+                    }
                 }
-            }
-        });
+            },
+        );
         if found.len() == 1 {
             return found.pop().unwrap_or_default();
         }

@@ -34,7 +34,10 @@ pub fn check_parent_tree(
     }
     let bad = |problem: String| Err(AlgoError::InvalidTree { problem });
     if parents[source as usize] != source {
-        return bad(format!("the source {source} has parent {} instead of itself", show(parents[source as usize])));
+        return bad(format!(
+            "the source {source} has parent {} instead of itself",
+            show(parents[source as usize])
+        ));
     }
     for (v, (&level, &p)) in levels.iter().zip(parents).enumerate() {
         if v == source as usize {
@@ -73,7 +76,10 @@ pub fn check_parent_tree(
         }
     }
     match has_edge.iter().position(|&seen| !seen) {
-        Some(v) => bad(format!("vertex {v} has parent {}, but the graph has no edge {} -> {v}", parents[v], parents[v])),
+        Some(v) => bad(format!(
+            "vertex {v} has parent {}, but the graph has no edge {} -> {v}",
+            parents[v], parents[v]
+        )),
         None => Ok(()),
     }
 }

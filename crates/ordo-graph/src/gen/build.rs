@@ -24,12 +24,19 @@ pub(crate) const EDGES_PER_STREAM: usize = 1 << 16;
 /// thread hands `f` a scratch chunk for the weights and forgets them: the
 /// random streams are drawn exactly as for a weighted graph (so the edges are
 /// the same), but no weight array is held.
-pub(crate) fn par_fill<F>(threads: usize, chunk: usize, a: &mut [u32], b: &mut [u32], w: Option<&mut [u32]>, f: F)
-where
+pub(crate) fn par_fill<F>(
+    threads: usize,
+    chunk: usize,
+    a: &mut [u32],
+    b: &mut [u32],
+    w: Option<&mut [u32]>,
+    f: F,
+) where
     F: Fn(usize, &mut [u32], &mut [u32], &mut [u32]) + Sync,
 {
     let has_weights = w.is_some();
-    let weight_chunks = w.into_iter().flat_map(|w| w.chunks_mut(chunk).map(Some)).chain(std::iter::repeat_with(|| None));
+    let weight_chunks =
+        w.into_iter().flat_map(|w| w.chunks_mut(chunk).map(Some)).chain(std::iter::repeat_with(|| None));
     let mut jobs: Vec<_> = a
         .chunks_mut(chunk)
         .zip(b.chunks_mut(chunk))

@@ -66,9 +66,14 @@ pub(crate) fn generate(p: &KGraphParams, threads: usize, weighted: bool) -> Resu
     let mut dst = try_filled(0u32, m, "the generated targets")?;
     let mut wts = if weighted { Some(try_filled(0u32, m, "the generated weights")?) } else { None };
     if k > 0 {
-        par_fill(threads, VERTICES_PER_STREAM * k, &mut unused, &mut dst, wts.as_deref_mut(), |chunk, _, d, w| {
-            fill_chunk(p, chunk, d, w)
-        });
+        par_fill(
+            threads,
+            VERTICES_PER_STREAM * k,
+            &mut unused,
+            &mut dst,
+            wts.as_deref_mut(),
+            |chunk, _, d, w| fill_chunk(p, chunk, d, w),
+        );
     }
     drop(unused);
     let offsets: Vec<u64> = (0..=n as u64).map(|v| v * k as u64).collect();

@@ -39,7 +39,6 @@ pub(crate) use with_weights;
 /// reverse, so nothing is copied), else its transpose. Kernels that pull
 /// over in-edges (bottom-up BFS, PageRank by pull) or need both directions
 /// of a directed graph (weak components) read them through this.
-
 pub(crate) fn in_edges(graph: &std::sync::Arc<Graph>) -> std::sync::Arc<Graph> {
     if ordo_graph::stats::is_symmetric(graph) {
         std::sync::Arc::clone(graph)

@@ -140,7 +140,7 @@ fn pr_by_default_runs_the_pull_kernel_to_gapbs_tolerance() {
     assert_eq!(num(&v, "tolerance"), 1e-4);
     assert_eq!(num(&v, "max_iterations"), 20.0);
     let iterations = num(&v, "iterations");
-    assert!(iterations >= 1.0 && iterations <= 20.0, "{v}");
+    assert!((1.0..=20.0).contains(&iterations), "{v}");
     assert!(num(&v, "last_change") < 1e-4 || iterations == 20.0, "{v}");
     let bound = num(&v, "error_bound");
     assert!((bound - 0.85 / 0.15 * n * num(&v, "last_change")).abs() <= 1e-9 * bound.max(1.0), "{v}");

@@ -107,8 +107,9 @@ pub struct Steps {
 /// edges.push(0, 1, 0);
 /// edges.push(1, 2, 0);
 /// let graph = edges.into_graph().unwrap();
+/// let in_edges = ordo_graph::transform::transpose(&graph); // the graph is directed
 /// let pool = ordo_exec::Pool::new(2).unwrap();
-/// let (tree, _steps) = bfs_direction(&pool, &graph, &graph, 0, true, Switching::GAPBS).unwrap();
+/// let (tree, _steps) = bfs_direction(&pool, &graph, &in_edges, 0, true, Switching::GAPBS).unwrap();
 /// assert_eq!(tree.levels, vec![0, 1, 2]);
 /// assert_eq!(tree.parents, Some(vec![0, 0, 1]));
 /// ```

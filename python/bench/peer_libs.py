@@ -38,7 +38,8 @@ class Inputs:
     ``directed``: ``(src, dst, weight)`` of the directed graph without parallel
     edges; ``undirected``: each edge ``u < v`` of the simple undirected graph
     once (self loops dropped, a pair's least weight). ``source`` for SSSP and
-    BFS; ``bc_sources`` the sorted source list of betweenness.
+    BFS; ``bc_sources`` the sorted source list of betweenness, drawn among
+    ``bc_candidates`` (the mask of vertices with an out-edge to another vertex).
     """
 
     n: int
@@ -46,6 +47,7 @@ class Inputs:
     undirected: tuple
     source: int
     bc_sources: np.ndarray
+    bc_candidates: np.ndarray
     ordo_graphs: Dict[str, Any] = field(default_factory=dict)
 
 
@@ -157,20 +159,23 @@ def components_from_sets(sets, n):
     return out
 
 
-def scale_sample(raw, sources, n):
+def scale_sample(raw, sources, candidates):
     """Sums of dependencies over ``sources`` scaled as ordo and networkx scale a sample.
 
-    ``(n-1)/k`` for a vertex that is not a source, ``(n-1)/(k-1)`` for a
-    source (a source never counts itself); no scaling when every vertex is one.
+    The sources are drawn among the ``c`` candidates (vertices with an
+    out-edge; ``candidates`` is their mask): ``(c - [v candidate])/k`` for a
+    vertex that is not a source, ``(c-1)/(k-1)`` for a source (a source never
+    counts itself); no scaling when every candidate is a source.
     """
     raw = np.asarray(raw, dtype=np.float64).copy()
-    k = len(sources)
-    if k >= n:
+    candidates = np.asarray(candidates, dtype=bool)
+    k, c = len(sources), int(candidates.sum())
+    if k >= c:
         return raw
-    is_source = np.zeros(n, dtype=bool)
+    is_source = np.zeros(raw.size, dtype=bool)
     is_source[sources] = True
-    raw[~is_source] *= (n - 1) / k
-    raw[is_source] *= (n - 1) / (k - 1) if k > 1 else 0.0
+    raw[~is_source] *= (c - candidates[~is_source]) / k
+    raw[is_source] *= (c - 1) / (k - 1) if k > 1 else 0.0
     return raw
 
 
@@ -347,7 +352,7 @@ def networkx_library():
         "bc": Kernel(
             "directed",
             bc,
-            lambda r, x: scale_sample([r[v] for v in range(x.n)], x.bc_sources, x.n),
+            lambda r, x: scale_sample([r[v] for v in range(x.n)], x.bc_sources, x.bc_candidates),
             "betweenness_centrality_subset",
         ),
         "mst": Kernel(
@@ -508,7 +513,7 @@ def igraph_library():
         "bc": Kernel(
             "directed",
             lambda g, x, t: g.betweenness(directed=True, sources=x.bc_sources.tolist()),
-            lambda r, x: scale_sample(r, x.bc_sources, x.n),
+            lambda r, x: scale_sample(r, x.bc_sources, x.bc_candidates),
             "Graph.betweenness(sources=...)",
         ),
         "mst": Kernel(

@@ -84,13 +84,23 @@ def measure(fn, reps, budget):
     }, result
 
 
-def bc_sources(n, k, seed=1):
-    """The sources ordo's ``bc(sources=k, seed=seed)`` sums over: the first k of a
-    Fisher-Yates shuffle driven by SplitMix64, sorted (all vertices when k >= n)."""
-    if k >= n:
-        return np.arange(n, dtype=np.int64)
+def bc_candidates(src, dst, n):
+    """Which vertices ordo's betweenness may draw as sources: those with an
+    out-edge to another vertex (a source without one has no paths)."""
+    src, dst = np.asarray(src), np.asarray(dst)
+    return np.bincount(src[src != dst], minlength=n) > 0
+
+
+def bc_sources(candidates, k, seed=1):
+    """The sources ordo's ``bc(sources=k, seed=seed)`` sums over: the candidates
+    (see ``bc_candidates``) in increasing order, or the first k of a
+    Fisher-Yates shuffle of them driven by SplitMix64, sorted (all candidates
+    when k >= their number)."""
+    ids = np.flatnonzero(candidates).astype(np.int64)
+    c = ids.size
+    if k >= c:
+        return ids
     mask = (1 << 64) - 1
-    ids = np.arange(n, dtype=np.int64)
     state = seed
     for i in range(k):
         state = (state + 0x9E3779B97F4A7C15) & mask
@@ -98,7 +108,7 @@ def bc_sources(n, k, seed=1):
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
         z ^= z >> 31
-        j = i + z % (n - i)
+        j = i + z % (c - i)
         ids[i], ids[j] = ids[j], ids[i]
     return np.sort(ids[:k])
 
@@ -147,12 +157,14 @@ def prepare(g, k):
     keep = u < v
     n = g.n
     source = int(np.argmax(gd.degrees()))
+    candidates = bc_candidates(src, dst, n)
     return peer_libs.Inputs(
         n=n,
         directed=(src.astype(np.int64), dst.astype(np.int64), w),
         undirected=(u[keep].astype(np.int64), v[keep].astype(np.int64), uw[keep]),
         source=source,
-        bc_sources=bc_sources(n, k),
+        bc_sources=bc_sources(candidates, k),
+        bc_candidates=candidates,
     )
 
 

@@ -54,14 +54,16 @@ def test_bc_sources_are_ordos():
     nx = pytest.importorskip("networkx")
     g = ordo.generate("kron:scale=7")
     k = 5
-    sources = peers.bc_sources(g.n, k)
-    assert len(set(sources.tolist())) == k and (np.diff(sources) > 0).all()
     src, dst, _ = g.deduplicated().edges()
+    candidates = peers.bc_candidates(src, dst, g.n)
+    assert 0 < candidates.sum() < g.n  # the sample is drawn among some vertices, not all
+    sources = peers.bc_sources(candidates, k)
+    assert len(set(sources.tolist())) == k and (np.diff(sources) > 0).all() and candidates[sources].all()
     G = nx.DiGraph()
     G.add_nodes_from(range(g.n))
     G.add_edges_from(zip(src.tolist(), dst.tolist()))
     raw = nx.betweenness_centrality_subset(G, sources=sources.tolist(), targets=list(G), normalized=False)
-    want = peer_libs.scale_sample([raw[v] for v in range(g.n)], sources, g.n)
+    want = peer_libs.scale_sample([raw[v] for v in range(g.n)], sources, candidates)
     got = ordo.bc(g, sources=k, seed=1, threads=1)
     assert peer_checks.compare("bc", got, want) is None
 

@@ -151,6 +151,9 @@ pub struct Context<T> {
     /// Whether the run is over (the next recheck is the last and takes
     /// every log).
     store_log_over: bool,
+    /// Set for the next recheck when a thread was excused from a round
+    /// ([`Context::hold_plain_stores`]).
+    store_log_hold: bool,
     /// Log entries rechecked, and repaired, so far.
     rechecked_stores: u64,
     repaired_stores: u64,
@@ -174,6 +177,7 @@ impl<T> Context<T> {
             store_log: Vec::new(),
             store_log_sealed: [Vec::new(), Vec::new()],
             store_log_over: false,
+            store_log_hold: false,
             rechecked_stores: 0,
             repaired_stores: 0,
         }
@@ -225,6 +229,17 @@ impl<T> Context<T> {
         self.store_log_over = true;
     }
 
+    /// Whether the next recheck holds every log instead of rechecking the
+    /// due one. The rounds set it at a barrier that a thread did not pass
+    /// (it was excused from the round while descheduled, and runs its tasks
+    /// across the others' barriers): its tasks then span barriers, so a
+    /// store of any interval since it left may still be overwritten by one
+    /// of its loads from before. Held logs become due two barriers after
+    /// the first one every thread passes again.
+    pub(crate) fn hold_plain_stores(&mut self, hold: bool) {
+        self.store_log_hold = hold;
+    }
+
     /// Logs a plain store of `prio` into the state of `task`, to be
     /// rechecked later (see [`Context::logs_plain_stores`]).
     #[inline(always)]
@@ -247,6 +262,13 @@ impl<T> Context<T> {
                 // Nothing can overwrite a repair now.
                 self.repaired_stores += u64::from(repair(p, &t));
             }
+            return;
+        }
+        if self.store_log_hold {
+            // Nothing is due: the interval's log joins the recent one.
+            let mut log = std::mem::take(&mut self.store_log);
+            self.store_log_sealed[0].append(&mut log);
+            self.store_log = log;
             return;
         }
         let mut due = std::mem::take(&mut self.store_log_sealed[1]);

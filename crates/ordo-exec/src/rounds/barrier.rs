@@ -44,6 +44,39 @@
 //! Without this, a round whose work appears late can run on one thread
 //! while the others sleep through it: a breadth-first search with one
 //! fanning bucket per level would run at the speed of one thread.
+//!
+//! # Excusing a stalled thread
+//! A thread the kernel has descheduled in the middle of a round (a busy
+//! co-runner on the machine) would hold every other thread at the barrier
+//! until it runs again, and a run has thousands of rounds. A waiting thread
+//! that sees such a laggard make no progress may *excuse* it: arrive on its
+//! behalf, so that the round ends without it. The laggard keeps its tasks
+//! (they are in its private buckets, which nobody else may touch) and runs
+//! them when it resumes; it then comes *back* and the next decision seats
+//! it again. Every thread has a seat word, `(generation << 8) | tag`:
+//!
+//! - `WORKING(g)`: the thread works in generation `g` and has not arrived;
+//! - `ARRIVED(g)`: it arrived in `g` (on its own);
+//! - `EXCUSED`: another thread arrived for it; it is counted in every
+//!   generation until it is seated again;
+//! - `BACK`: it was excused, has run its tasks and written its report, and
+//!   waits for a decision to seat it.
+//!
+//! Its own arrival ([`Barrier::arrive_seated`]) is a compare-and-swap
+//! `WORKING(g) → ARRIVED(g)` and an excuse ([`Barrier::excuse`]) is a
+//! compare-and-swap `WORKING(g) → EXCUSED` by a thread that waits in `g`,
+//! each followed by the arrival count's increment only when it succeeded:
+//! of the two, exactly one succeeds, so the thread is counted exactly once
+//! in `g`. A failed arrival tells the laggard that it was excused. Only the
+//! leader writes the seats of arrived and back threads
+//! ([`Barrier::reseat`]), while every thread is counted (so nobody arrives,
+//! leaves or excuses meanwhile): `ARRIVED` and `BACK` become `WORKING(g+1)`,
+//! `EXCUSED` stays, and the release opens generation `g + 1` with the
+//! excused threads already counted (`pre`). An excused thread writes only
+//! `EXCUSED → BACK`, after its report (`Release`, read by the leader with
+//! `Acquire`). A seated-again thread starts its round only once the
+//! generation named in its seat is open (the release, which carries the
+//! decision, happened), so its arrival counts in that generation.
 
 use std::time::Duration;
 
@@ -99,6 +132,11 @@ pub(crate) enum Wake {
 /// arrival), so a compare-and-swap never mistakes an old word for a new one.
 pub(crate) struct Barrier {
     threads: u64,
+    /// The threads counted in the open generation before any arrived: the
+    /// excused ones (written by the leader before the release).
+    pre: AtomicU64,
+    /// Each thread's seat (module docs, "Excusing a stalled thread").
+    seats: Box<[CachePadded<AtomicU64>]>,
     /// On a cache line of its own: waiters spin on it, and the leader's
     /// release should move nothing else.
     state: CachePadded<AtomicU64>,
@@ -110,10 +148,38 @@ pub(crate) struct Barrier {
 
 const COUNT: u64 = (1 << 32) - 1;
 
+const WORKING: u64 = 0;
+const ARRIVED: u64 = 1;
+const EXCUSED: u64 = 2;
+const BACK: u64 = 3;
+const TAG: u64 = 0xff;
+
+fn seat(generation: u32, tag: u64) -> u64 {
+    (u64::from(generation) << 8) | tag
+}
+
+/// A seat as the leader finds it while deciding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Seat {
+    /// The thread arrived, or came back from being excused: its report
+    /// counts.
+    Reported,
+    /// The thread was excused and has not come back: its report is stale
+    /// and it may still hold tasks.
+    Excused,
+}
+
+/// What an excused thread that came back found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Excused;
+
 impl Barrier {
     pub(crate) fn new(threads: usize) -> Self {
+        let threads = threads.max(1);
         Barrier {
-            threads: threads.max(1) as u64,
+            threads: threads as u64,
+            pre: AtomicU64::new(0),
+            seats: (0..threads).map(|_| CachePadded::new(AtomicU64::new(seat(0, WORKING)))).collect(),
             state: CachePadded::new(AtomicU64::new(0)),
             aborted: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
@@ -146,6 +212,115 @@ impl Barrier {
         }
     }
 
+    /// Counts thread `tid` in, unless another thread excused it in the
+    /// generation it works in: then it returns [`Excused`] and the thread
+    /// must [`Barrier::come_back`]. Everything it wrote before an arrival
+    /// happens before the leader's decision.
+    pub(crate) fn arrive_seated(&self, tid: usize) -> Result<Arrival, Excused> {
+        let s = &self.seats[tid];
+        let now = s.load(Ordering::Relaxed);
+        debug_assert!(now & TAG == WORKING || now & TAG == EXCUSED, "a thread arrives once per generation");
+        if now & TAG == WORKING
+            && s.compare_exchange(now, (now & !TAG) | ARRIVED, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+        {
+            return Ok(self.arrive());
+        }
+        Err(Excused)
+    }
+
+    /// Thread `tid`, which found itself excused, has written its report:
+    /// it waits until a decision seats it again (or the barrier is
+    /// aborted), and returns once the generation it is seated in is open.
+    /// Returns whether it blocked, and how many times it came back (more
+    /// than once if it was excused again before it saw its seat).
+    pub(crate) fn come_back(&self, tid: usize) -> Result<(bool, u64), Aborted> {
+        let s = &self.seats[tid];
+        let (mut blocked, mut returns) = (false, 0);
+        loop {
+            let generation = (self.state.load(Ordering::Acquire) >> 32) as u32;
+            let now = s.load(Ordering::Acquire);
+            if now & TAG == WORKING && (now >> 8) as u32 == generation {
+                return Ok((blocked, returns));
+            }
+            if now & TAG == EXCUSED {
+                returns += 1;
+                // The report before the tag (the leader acquires it). Only
+                // the leader writes the seat of an excused thread
+                // otherwise, and it leaves `EXCUSED` as it is. A thread
+                // seated again may be excused again before it sees its
+                // seat (it stands still meanwhile): it comes back again,
+                // with the same report.
+                s.store(seat(0, BACK), Ordering::Release);
+            }
+            // Still back (or seated in the generation about to open):
+            // the generation read above ends with a decision.
+            blocked |= self.wait(generation)?;
+        }
+    }
+
+    /// Excuses thread `tid`, which works in `generation` and has not
+    /// arrived, by arriving for it; the caller waits in `generation`.
+    /// Returns the arrival, or `None` if the thread arrived meanwhile (or
+    /// was excused by another waiter).
+    pub(crate) fn excuse(&self, tid: usize, generation: u32) -> Option<Arrival> {
+        let working = seat(generation, WORKING);
+        self.seats[tid]
+            .compare_exchange(working, seat(generation, EXCUSED), Ordering::Relaxed, Ordering::Relaxed)
+            .ok()
+            .map(|_| self.arrive())
+    }
+
+    /// Whether thread `tid` works in `generation` and has not arrived (a
+    /// thread that may be excused).
+    #[inline]
+    pub(crate) fn is_working(&self, tid: usize, generation: u32) -> bool {
+        self.seats[tid].load(Ordering::Relaxed) == seat(generation, WORKING)
+    }
+
+    /// How the leader finds thread `tid`'s seat (call only while every
+    /// thread is counted, between the leader's arrival and its release).
+    pub(crate) fn seat_of(&self, tid: usize) -> Seat {
+        match self.seats[tid].load(Ordering::Acquire) & TAG {
+            EXCUSED => Seat::Excused,
+            _ => Seat::Reported,
+        }
+    }
+
+    /// The leader's seating for the next generation (call only while every
+    /// thread is counted, right before [`Barrier::release`]): arrived and
+    /// back threads work in it, excused ones stay counted. Returns how many
+    /// stay excused.
+    pub(crate) fn reseat(&self) -> u64 {
+        let next = ((self.state.load(Ordering::Relaxed) >> 32) as u32).wrapping_add(1);
+        let mut pre = 0;
+        for s in self.seats.iter() {
+            // `Acquire`: a back thread's report, and an excuse's tag, come
+            // before. An excused thread may turn `BACK` right after this
+            // load; it is seated by the next decision.
+            let now = s.load(Ordering::Acquire);
+            if now & TAG == EXCUSED {
+                pre += 1;
+            } else {
+                s.store(seat(next, WORKING), Ordering::Relaxed);
+            }
+        }
+        self.pre.store(pre, Ordering::Relaxed);
+        pre
+    }
+
+    /// Counts thread `tid` out again (see [`Barrier::try_leave`]), if
+    /// generation `generation` is not over yet; its seat then says it works
+    /// in `generation` again.
+    pub(crate) fn try_leave_seated(&self, tid: usize, generation: u32) -> bool {
+        if !self.try_leave(generation) {
+            return false;
+        }
+        // Nobody else writes an arrived seat, and no leader can decide
+        // before this thread arrives again.
+        self.seats[tid].store(seat(generation, WORKING), Ordering::Relaxed);
+        true
+    }
+
     /// Counts this thread out again, if generation `generation` is not
     /// over yet (fewer than all threads counted in). Returns whether it
     /// left; then it must [`Barrier::arrive`] again later.
@@ -166,7 +341,7 @@ impl Barrier {
     /// leave again): a sign that it ran out of work.
     #[inline]
     pub(crate) fn has_waiters(&self) -> bool {
-        self.state.load(Ordering::Relaxed) & COUNT != 0
+        self.state.load(Ordering::Relaxed) & COUNT > self.pre.load(Ordering::Relaxed)
     }
 
     /// Whether generation `generation` was released.
@@ -182,7 +357,8 @@ impl Barrier {
         // leave needs a count below `threads`), so nothing else writes
         // `state` until this store.
         let s = self.state.load(Ordering::Relaxed);
-        let next = u64::from(((s >> 32) as u32).wrapping_add(1)) << 32;
+        // The excused threads are counted from the start (`reseat`).
+        let next = (u64::from(((s >> 32) as u32).wrapping_add(1)) << 32) | self.pre.load(Ordering::Relaxed);
         self.state.store(next, Ordering::Release);
         // The store-load pair against a thread about to block (module docs,
         // "Ordering"): the lock is taken only when someone sleeps.

@@ -203,6 +203,9 @@ mod round_log;
 #[cfg(loom)]
 mod loom_model;
 
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
 use crossbeam_utils::CachePadded;
 use ordo_sched::auto::buckets::{Buckets, PrioWord};
 use ordo_sched::auto::rounds::{RoundController, RoundsConfig, CHUNK, GUIDED_SHARES, LOOK_EVERY, MIN_CHUNK};
@@ -215,13 +218,24 @@ use crate::pool::Pool;
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
 use crate::{timing, Context, ExecOptions, Operator, RoundBuckets, RunStats, TaskNote, ThreadStats};
 
-use barrier::{Aborted, Arrival, Barrier, Wake};
+use barrier::{Aborted, Arrival, Barrier, Seat, Wake};
 use piles::Piles;
 use round_log::RoundLog;
 
 /// Rounds of looking for work to help with while waiting at the barrier
 /// before waiting without looking (a yield every 64).
 const HELP_SPINS: u32 = 1 << 12;
+
+/// A thread that works in a round and whose progress counter has not moved
+/// for this many times the recent rounds' length (but at least
+/// [`STALL_MIN`]) is taken for descheduled and excused from the round
+/// (module docs, "A stalled thread"). A thread that runs is seldom that
+/// late: the fusion limit and the sharing with a waiting thread keep a
+/// round's threads within a generation of each other.
+const STALL_ROUNDS: u64 = 4;
+/// The shortest stall that excuses a thread: a page fault or an
+/// interrupt is not a descheduling.
+const STALL_MIN: Duration = Duration::from_micros(50);
 
 /// A [`PrioWord`] whose buckets a [`Context`] can hold.
 pub(crate) trait RoundWord: PrioWord {
@@ -284,6 +298,10 @@ struct RoundCounters {
     continued: u64,
     /// Tasks run ahead of their round while waiting at the barrier.
     ahead: u64,
+    /// Times this thread found that it had been excused from a round.
+    excused: u64,
+    /// Times this thread excused another one.
+    excusals: u64,
 }
 
 /// What the threads of a run share.
@@ -300,6 +318,15 @@ struct Shared<T, W> {
     key: AtomicU64,
     keys: AtomicU64,
     done: AtomicBool,
+    /// Whether every thread takes part in the round that was just opened
+    /// (no thread stays excused): only then are logged plain stores
+    /// rechecked (`Context::hold_plain_stores`).
+    full: AtomicBool,
+    /// The recent rounds' length in nanoseconds (a moving average, the
+    /// leader's), and when the last round was opened, since `epoch`.
+    round_ns: AtomicU64,
+    opened_ns: AtomicU64,
+    epoch: Instant,
     controller: Mutex<RoundController>,
     /// The rounds' progress over time (the leader's, or the lone thread's).
     round_log: Mutex<RoundLog>,
@@ -317,23 +344,84 @@ struct Report {
     /// Whether the thread stopped at the fusion limit with tasks of the
     /// round's first key queued: the round was cut short.
     cut: AtomicBool,
+    /// The thread's task count, stored now and then while it works (every
+    /// batch, and every [`LOOK_EVERY`] tasks of its own while another
+    /// thread waits), so that a waiting thread can tell a thread that works
+    /// from one that does not run.
+    progress: AtomicU64,
+}
+
+/// What the leader found in the reports.
+enum Decision {
+    /// The next round is decided (or the run is over).
+    Made,
+    /// No thread that reported has a task, but an excused thread may still
+    /// hold some: wait for it to come back.
+    WaitForBack,
 }
 
 impl<T, W> Shared<T, W> {
-    /// The leader's decision, made when every thread has arrived.
-    fn decide(&self) {
+    /// The leader's part, when every thread is counted at the barrier: the
+    /// decision (waiting first for an excused thread to come back if
+    /// nothing else is queued), the seats of the next round, the release.
+    fn lead(&self) -> Result<(), Aborted> {
+        let mut waits = 0u32;
+        while let Decision::WaitForBack = self.decide() {
+            // Every other thread is counted and idle: the excused one needs
+            // this core more than the leader does.
+            if self.barrier.is_aborted() {
+                return Err(Aborted);
+            }
+            waits += 1;
+            if waits < 64 {
+                crate::sync::yield_now();
+            } else {
+                #[cfg(not(loom))]
+                std::thread::sleep(Duration::from_micros(20));
+                #[cfg(loom)]
+                crate::sync::yield_now();
+            }
+        }
+        let excused = self.barrier.reseat();
+        self.full.store(excused == 0, Ordering::Relaxed);
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let length = now.saturating_sub(self.opened_ns.load(Ordering::Relaxed));
+        self.round_ns.store(next_mean(self.round_ns.load(Ordering::Relaxed), length), Ordering::Relaxed);
+        self.opened_ns.store(now, Ordering::Relaxed);
+        self.barrier.release();
+        Ok(())
+    }
+
+    /// How long a working thread's progress may stand still before a
+    /// waiting thread excuses it.
+    fn stall_limit(&self) -> Duration {
+        Duration::from_nanos(STALL_ROUNDS * self.round_ns.load(Ordering::Relaxed)).max(STALL_MIN)
+    }
+
+    /// The leader's decision, made when every thread is counted. The
+    /// reports of excused threads are stale and not counted, and while one
+    /// is excused the run does not end (it may hold tasks).
+    fn decide(&self) -> Decision {
         let (mut level, mut queued, mut tasks, mut cut) = (Prio::MAX, 0u64, 0u64, false);
-        for r in self.reports.iter() {
+        let mut excused = 0;
+        for (tid, r) in self.reports.iter().enumerate() {
+            if self.barrier.seat_of(tid) == Seat::Excused {
+                excused += 1;
+                continue;
+            }
             level = level.min(r.level.load(Ordering::Relaxed));
             queued += r.queued.load(Ordering::Relaxed);
             tasks += r.tasks.load(Ordering::Relaxed);
             cut |= r.cut.load(Ordering::Relaxed);
         }
+        if queued == 0 && excused > 0 {
+            return Decision::WaitForBack;
+        }
         let next = (queued > 0).then_some(level);
         self.round_log.lock().unwrap_or_else(|e| e.into_inner()).record(tasks, next);
         if queued == 0 {
             self.done.store(true, Ordering::Relaxed);
-            return;
+            return Decision::Made;
         }
         let mut controller = self.controller.lock().unwrap_or_else(|e| e.into_inner());
         if cut {
@@ -345,6 +433,7 @@ impl<T, W> Shared<T, W> {
         self.shift.store(shift, Ordering::Relaxed);
         self.key.store(level >> shift, Ordering::Relaxed);
         self.keys.store(controller.keys(), Ordering::Relaxed);
+        Decision::Made
     }
 }
 
@@ -405,6 +494,7 @@ where
                     queued: AtomicU64::new(0),
                     tasks: AtomicU64::new(0),
                     cut: AtomicBool::new(false),
+                    progress: AtomicU64::new(0),
                 })
             })
             .collect(),
@@ -412,6 +502,10 @@ where
         key: AtomicU64::new(0),
         keys: AtomicU64::new(1),
         done: AtomicBool::new(false),
+        full: AtomicBool::new(true),
+        round_ns: AtomicU64::new(0),
+        opened_ns: AtomicU64::new(0),
+        epoch: Instant::now(),
         controller: Mutex::new(cfg.controller(threads)),
         round_log: Mutex::new(RoundLog::new()),
         log_tasks: opts.log_tasks,
@@ -457,6 +551,22 @@ where
     }
 }
 
+/// The recent rounds' length after a round of `length` (nanoseconds), from
+/// the mean `mean` before it (0 before the first round). A round that waited
+/// for a stalled thread is not what a round is expected to take: a long
+/// round raises the mean by at most an eighth of it, a short one lowers it
+/// by half the difference, so the stalls the mean is meant to detect do not
+/// raise the limit that detects them.
+fn next_mean(mean: u64, length: u64) -> u64 {
+    if mean == 0 {
+        length
+    } else if length <= mean {
+        (mean + length) / 2
+    } else {
+        mean + (length - mean).min(mean) / 8
+    }
+}
+
 /// Whether a task count that went from `before` to `after` passed a
 /// multiple of [`PUBLISH_EVERY`] (a power of two): the moment to check in
 /// with the monitor when one task can add several to the count (its
@@ -487,6 +597,17 @@ struct Worker<'a, T, W: RoundWord, F, const TIMED: bool> {
     fusion_limit: u64,
     /// Whether this thread took its own bucket in the current round.
     took_own: bool,
+    /// Per other thread, the progress this thread last saw it at while
+    /// waiting, in which generation, and since when.
+    watch: Vec<Cell<Watch>>,
+}
+
+/// A waiting thread's view of another thread's progress.
+#[derive(Clone, Copy)]
+struct Watch {
+    generation: u32,
+    progress: u64,
+    since: Instant,
 }
 
 impl<T, W: RoundWord, F, const TIMED: bool> Worker<'_, T, W, F, TIMED>
@@ -532,6 +653,10 @@ where
                 until_look -= 1;
                 if until_look == 0 {
                     until_look = LOOK_EVERY;
+                    if self.shared.barrier.has_waiters() {
+                        // A waiting thread watches this (`Worker::stalled`).
+                        self.shared.reports[self.tid].progress.store(self.c.tasks, Ordering::Relaxed);
+                    }
                     if tasks.len() >= MIN_CHUNK && self.shared.barrier.has_waiters() {
                         let rest = tasks.len() as u64;
                         self.share.extend(tasks.by_ref());
@@ -667,7 +792,9 @@ where
             if done {
                 self.ctx.end_store_log();
             }
-            // Logged plain stores (`Context::logs_plain_stores`).
+            // Logged plain stores (`Context::logs_plain_stores`), held
+            // while a thread is excused.
+            self.ctx.hold_plain_stores(!shared.full.load(Ordering::Relaxed));
             self.op.after_barrier(&mut self.ctx);
             if done {
                 return Ok(());
@@ -698,6 +825,9 @@ where
         let me = shared.piles.get(self.tid);
         let last_key = key.saturating_add(shared.keys.load(Ordering::Relaxed) - 1);
         loop {
+            // A plain store per batch, to this thread's own line (read only
+            // by a waiting thread): progress for `Worker::stalled`.
+            shared.reports[self.tid].progress.store(self.c.tasks, Ordering::Relaxed);
             // Guided chunks: a share of what is left, so the last chunks of
             // a round are short and no thread waits long at the barrier for
             // another's last chunk.
@@ -764,10 +894,51 @@ where
         true
     }
 
+    /// The first working thread, other than this one, whose progress has
+    /// stood still in `generation` for longer than the stall limit, as seen
+    /// over this thread's calls (module docs, "A stalled thread").
+    fn stalled(&self, generation: u32) -> Option<usize> {
+        let shared = self.shared;
+        let now = Instant::now();
+        let limit = shared.stall_limit();
+        for (tid, watch) in self.watch.iter().enumerate() {
+            if tid == self.tid || !shared.barrier.is_working(tid, generation) {
+                continue;
+            }
+            let progress = shared.reports[tid].progress.load(Ordering::Relaxed);
+            let w = watch.get();
+            if w.generation != generation || w.progress != progress {
+                watch.set(Watch { generation, progress, since: now });
+            } else if now.duration_since(w.since) >= limit {
+                return Some(tid);
+            }
+        }
+        None
+    }
+
+    /// Excuses a stalled thread in `generation` (see [`Worker::stalled`]),
+    /// if there is one; returns whether that ended the wait (the excuse
+    /// was the last arrival, and this thread led the decision).
+    fn excuse_stalled(&mut self, generation: u32) -> Result<bool, Aborted> {
+        let Some(laggard) = self.stalled(generation) else { return Ok(false) };
+        match self.shared.barrier.excuse(laggard, generation) {
+            None => Ok(false),
+            Some(arrival) => {
+                self.r.excusals += 1;
+                if arrival == Arrival::Leader {
+                    self.shared.lead()?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+        }
+    }
+
     /// Reports to the leader, arrives at the barrier and waits for the
     /// decision; while waiting, leaves the barrier again to help whenever
-    /// another thread's pile holds work of the round `key`. Waiting counts
-    /// as Other time.
+    /// another thread's pile holds work of the round `key`, and excuses a
+    /// thread that stalls. A thread that finds it was excused comes back
+    /// and waits to be seated again. Waiting counts as Other time.
     fn arrive_and_wait(&mut self, key: Option<u64>, batch: &mut Vec<(W, T)>) -> Result<(), Aborted> {
         let shared = self.shared;
         let barrier = &shared.barrier;
@@ -791,15 +962,25 @@ where
             report.queued.store(self.buckets().len() as u64, Ordering::Relaxed);
             report.tasks.store(self.round_tasks, Ordering::Relaxed);
             report.cut.store(cut, Ordering::Relaxed);
+            report.progress.store(self.c.tasks, Ordering::Relaxed);
             self.c.idle_scans += 1;
-            let generation = match barrier.arrive() {
-                Arrival::Leader => {
-                    shared.decide();
-                    barrier.release();
+            let generation = match barrier.arrive_seated(self.tid) {
+                Ok(Arrival::Leader) => {
+                    shared.lead()?;
                     self.c.cycles.other += self.c.lap::<TIMED>();
                     return Ok(());
                 }
-                Arrival::Wait(generation) => generation,
+                Ok(Arrival::Wait(generation)) => generation,
+                Err(barrier::Excused) => {
+                    // Counted in every round since it was excused; its
+                    // report (just written) counts in the decision that
+                    // seats it again.
+                    let (blocked, returns) = barrier.come_back(self.tid)?;
+                    self.r.excused += returns;
+                    self.r.parks += u64::from(blocked);
+                    self.c.cycles.other += self.c.lap::<TIMED>();
+                    return Ok(());
+                }
             };
             let mut helped = false;
             for spin in 0..HELP_SPINS {
@@ -811,7 +992,9 @@ where
                     return Err(Aborted);
                 }
                 if let Some(k) = key {
-                    if shared.piles.others_have_work(self.tid) && barrier.try_leave(generation) {
+                    if shared.piles.others_have_work(self.tid)
+                        && barrier.try_leave_seated(self.tid, generation)
+                    {
                         self.r.helps += 1;
                         self.c.cycles.other += self.c.lap::<TIMED>();
                         self.round_work(k, batch)?;
@@ -829,6 +1012,10 @@ where
                     }
                 }
                 if spin % 64 == 63 {
+                    if self.excuse_stalled(generation)? {
+                        self.c.cycles.other += self.c.lap::<TIMED>();
+                        return Ok(());
+                    }
                     crate::sync::yield_now();
                 } else {
                     crate::sync::spin_loop();
@@ -837,26 +1024,40 @@ where
             if helped {
                 continue;
             }
-            // Nothing to help with for a while: sleep until the release, or
-            // until another thread files work into its pile.
-            let has_work = || key.is_some() && shared.piles.others_have_work(self.tid);
-            let (wake, blocked) = barrier.wait_or_work(generation, has_work)?;
-            self.r.parks += u64::from(blocked);
-            match (wake, key) {
-                (Wake::Work, Some(k)) if barrier.try_leave(generation) => {
-                    self.r.helps += 1;
-                    self.c.cycles.other += self.c.lap::<TIMED>();
-                    self.round_work(k, batch)?;
-                }
-                (Wake::Work, _) => {
-                    // Everyone arrived meanwhile (the leader is deciding).
-                    barrier.wait(generation)?;
-                    self.c.cycles.other += self.c.lap::<TIMED>();
-                    return Ok(());
-                }
-                (Wake::Released, _) => {
-                    self.c.cycles.other += self.c.lap::<TIMED>();
-                    return Ok(());
+            // Nothing to help with for a while: sleep until the release,
+            // until another thread files work into its pile, or until a
+            // working thread looks stalled (the wait wakes every millisecond
+            // to look).
+            loop {
+                let tid = self.tid;
+                let has_work = || key.is_some() && shared.piles.others_have_work(tid);
+                let (wake, blocked) =
+                    barrier.wait_or_work(generation, || has_work() || self.stalled(generation).is_some())?;
+                self.r.parks += u64::from(blocked);
+                match (wake, key) {
+                    (Wake::Released, _) => {
+                        self.c.cycles.other += self.c.lap::<TIMED>();
+                        return Ok(());
+                    }
+                    (Wake::Work, Some(k)) if has_work() && barrier.try_leave_seated(self.tid, generation) => {
+                        self.r.helps += 1;
+                        self.c.cycles.other += self.c.lap::<TIMED>();
+                        self.round_work(k, batch)?;
+                        break;
+                    }
+                    (Wake::Work, _) => {
+                        if self.excuse_stalled(generation)? {
+                            self.c.cycles.other += self.c.lap::<TIMED>();
+                            return Ok(());
+                        }
+                        if has_work() {
+                            // Everyone arrived meanwhile (the leader is
+                            // deciding).
+                            barrier.wait(generation)?;
+                            self.c.cycles.other += self.c.lap::<TIMED>();
+                            return Ok(());
+                        }
+                    }
                 }
             }
         }
@@ -906,6 +1107,9 @@ where
         share: Vec::new(),
         fusion_limit: cfg.fusion_limit(),
         took_own: false,
+        watch: (0..shared.threads)
+            .map(|_| Cell::new(Watch { generation: u32::MAX, progress: 0, since: Instant::now() }))
+            .collect(),
     };
     if shared.threads == 1 {
         w.run_alone(shift);
@@ -953,6 +1157,8 @@ where
             ("fusion_stops", r.fusion_stops),
             ("continued_tasks", r.continued),
             ("tasks_ahead", r.ahead),
+            ("excused", r.excused),
+            ("excusals", r.excusals),
             ("rebucketed_tasks", r.rebucketed),
             ("final_shift", u64::from(final_shift)),
             ("left_queued", left_queued),
@@ -966,7 +1172,22 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{passed_publish_mark, PUBLISH_EVERY};
+    use super::{next_mean, passed_publish_mark, PUBLISH_EVERY};
+
+    #[test]
+    fn the_expected_round_length_follows_short_rounds_and_resists_stalls() {
+        assert_eq!(next_mean(0, 40_000), 40_000, "the first round sets it");
+        assert_eq!(next_mean(40_000, 20_000), 30_000, "a shorter round: half way down");
+        assert_eq!(next_mean(40_000, 48_000), 41_000, "a longer one: an eighth of the excess");
+        assert_eq!(next_mean(40_000, 4_000_000), 45_000, "a stall counts as twice the mean at most");
+        // Every other round waiting a thousand times the usual length: the
+        // mean stays within a small factor of the usual length.
+        let mut mean = 25_000;
+        for i in 0..1000 {
+            mean = next_mean(mean, if i % 2 == 0 { 25_000_000 } else { 25_000 });
+        }
+        assert!(mean < 2 * 25_000, "{mean}");
+    }
 
     #[test]
     fn a_publish_mark_is_passed_exactly_when_a_multiple_lies_in_between() {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use ordo_algos::sssp::verify::{self, EdgeCost};
 use ordo_algos::{Reference, UNREACHED_DIST};
-use ordo_exec::{ExecOptions, Pool, RunStats};
+use ordo_exec::{ExecOptions, Pool, RunMonitor, RunStats};
 use ordo_graph::{EdgeList, Graph};
 use ordo_sched::SchedulerSpec;
 
@@ -434,6 +434,38 @@ fn sssp_logged_plain_lowerings_stay_exact_under_contention() {
         }
     }
     eprintln!("repaired stores over every run: {repaired}");
+}
+
+/// SSSP under `auto`'s rounds with a worker that stalls now and then (it
+/// sleeps at some of its check-ins, as a descheduled thread stands still):
+/// the others excuse it from rounds and go on, it runs its tasks across
+/// their barriers when it resumes, and the logged plain lowerings are held
+/// meanwhile. Exact distances, and the excuse must have happened.
+#[test]
+fn sssp_stays_exact_when_a_worker_stalls_in_the_rounds() {
+    let graphs =
+        [("dense 2000x16", dense(2000, 16, 100, 8)), ("rmat 2^14", rmat(14, 16, 9)), ("road 300x300", road_like(300, 5))];
+    let spec: SchedulerSpec = "auto".parse().unwrap();
+    let mut excused = 0;
+    for (threads, stalled) in [(2, 1), (2, 0), (3, 2)] {
+        let pool = Pool::new(threads).unwrap();
+        for (name, g) in &graphs {
+            let d = ordo_algos::dijkstra(g, 0).unwrap();
+            for rep in 0..5 {
+                let monitor = RunMonitor::with_stall(threads, stalled, 7, std::time::Duration::from_millis(1));
+                let opts = ExecOptions { monitor: Some(std::sync::Arc::new(monitor)), ..Default::default() };
+                let what = format!("{name} with {threads} threads, thread {stalled} stalling, repetition {rep}");
+                let (dist, stats) = ordo_algos::sssp(&pool, &spec, g, 0, &opts).unwrap();
+                if let Err(e) = verify::compare_exact(&d.values, &dist) {
+                    panic!("sssp, {what}: {e}");
+                }
+                check_stats(&stats, None, &format!("sssp, {what}"));
+                excused += thread_counter(&stats, "excused");
+            }
+        }
+    }
+    assert!(excused > 0, "no worker was ever excused: the test proves nothing");
+    eprintln!("excuses over every run: {excused}");
 }
 
 /// The round target `auto`'s rounds reported for a run.

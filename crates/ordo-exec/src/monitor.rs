@@ -28,6 +28,16 @@ pub struct RunMonitor {
     tasks: Box<[CachePadded<AtomicU64>]>,
     /// Set by [`RunMonitor::cancel`]; cleared by [`RunMonitor::clear_cancel`].
     cancel: AtomicBool,
+    /// A stall to inject ([`RunMonitor::with_stall`]).
+    stall: Option<Stall>,
+}
+
+/// One worker sleeps at some of its check-ins (tests only).
+#[derive(Debug, Clone, Copy)]
+struct Stall {
+    tid: usize,
+    every: u64,
+    pause: std::time::Duration,
 }
 
 impl RunMonitor {
@@ -37,7 +47,19 @@ impl RunMonitor {
         RunMonitor {
             tasks: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             cancel: AtomicBool::new(false),
+            stall: None,
         }
+    }
+
+    /// A monitor whose worker `tid` sleeps for `pause` at every `every`-th
+    /// check-in (every `every * PUBLISH_EVERY` tasks), as a worker the
+    /// kernel deschedules would stand still: for tests of what the other
+    /// workers do meanwhile.
+    #[doc(hidden)]
+    pub fn with_stall(threads: usize, tid: usize, every: u64, pause: std::time::Duration) -> Self {
+        let mut m = RunMonitor::new(threads);
+        m.stall = Some(Stall { tid, every: every.max(1), pause });
+        m
     }
 
     /// Tasks executed so far by all workers of the current (or last) run, as
@@ -70,6 +92,11 @@ impl RunMonitor {
     pub fn publish(&self, tid: usize, tasks: u64) {
         if let Some(slot) = self.tasks.get(tid) {
             slot.store(tasks, Relaxed);
+        }
+        if let Some(s) = self.stall {
+            if s.tid == tid && (tasks / PUBLISH_EVERY) % s.every == 0 {
+                std::thread::sleep(s.pause);
+            }
         }
     }
 }

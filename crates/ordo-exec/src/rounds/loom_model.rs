@@ -6,7 +6,7 @@ use loom::sync::atomic::AtomicU64;
 use loom::sync::Arc;
 use loom::thread;
 
-use super::barrier::{Arrival, Barrier, Wake};
+use super::barrier::{Arrival, Barrier, Excused, Seat, Wake};
 use super::piles::Piles;
 use crate::sync::Ordering;
 
@@ -292,5 +292,144 @@ fn loom_rounds_own_bucket_shared_with_a_waiting_thread_runs_every_task_once() {
         assert_eq!(seen, 42, "thread 0 left the barrier without the decision");
         assert_eq!(helper.join().unwrap(), 42, "thread 1 left the barrier without the decision");
         assert_eq!(round.leaders.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// What the models of excusing a stalled thread share: the barrier with its
+/// seats, each thread's report (tasks it still holds), runs per task, the
+/// leaders' count and the run's end.
+struct Seated {
+    barrier: Barrier,
+    queued: Vec<AtomicU64>,
+    ran: Vec<AtomicU64>,
+    leaders: AtomicU64,
+    done: AtomicU64,
+}
+
+impl Seated {
+    fn new(threads: usize) -> Arc<Seated> {
+        Arc::new(Seated {
+            barrier: Barrier::new(threads),
+            queued: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            ran: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+            leaders: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+        })
+    }
+
+    /// The leader's part, as `Shared::lead` does it: a report counts only
+    /// from a thread that is not excused, and the run ends only when none
+    /// is excused and nothing is queued; with nothing queued and a thread
+    /// excused, wait for it to come back.
+    fn lead(&self) {
+        self.leaders.fetch_add(1, Ordering::Relaxed);
+        loop {
+            let (mut queued, mut excused) = (0, 0);
+            for tid in 0..self.queued.len() {
+                if self.barrier.seat_of(tid) == Seat::Excused {
+                    excused += 1;
+                } else {
+                    queued += self.queued[tid].load(Ordering::Relaxed);
+                }
+            }
+            if queued == 0 && excused > 0 {
+                thread::yield_now();
+                continue;
+            }
+            if queued == 0 {
+                // Every task ran, exactly once, before the run ends.
+                for r in &self.ran {
+                    assert_eq!(r.load(Ordering::Relaxed), 1, "a task was left or ran twice");
+                }
+                self.done.store(1, Ordering::Relaxed);
+            }
+            break;
+        }
+        self.barrier.reseat();
+        self.barrier.release();
+    }
+
+    /// A thread's arrival, as `arrive_and_wait` does it (without helping):
+    /// its own arrival or, if it was excused, coming back; a waiter excuses
+    /// the thread `excuse` (if any) once, as if it had seen it stand still.
+    fn arrive(&self, tid: usize, excuse: Option<usize>) {
+        match self.barrier.arrive_seated(tid) {
+            Ok(Arrival::Leader) => self.lead(),
+            Ok(Arrival::Wait(generation)) => {
+                if let Some(laggard) = excuse {
+                    if self.barrier.excuse(laggard, generation) == Some(Arrival::Leader) {
+                        self.lead();
+                        return;
+                    }
+                }
+                self.barrier.wait(generation).expect("not aborted");
+            }
+            Err(Excused) => {
+                self.barrier.come_back(tid).expect("not aborted");
+            }
+        }
+    }
+
+    /// Runs thread `tid`'s task (once: it is in its private buckets, which
+    /// only it touches) when `round` is `task_round`, then reports and
+    /// arrives, round after round until the run ends.
+    fn rounds(&self, tid: usize, task_round: u64, excuse: Option<usize>) {
+        let mut round = 0;
+        loop {
+            if round == task_round {
+                self.ran[tid].fetch_add(1, Ordering::Relaxed);
+            }
+            let left = u64::from(round < task_round);
+            self.queued[tid].store(left, Ordering::Relaxed);
+            self.arrive(tid, excuse);
+            if self.done.load(Ordering::Relaxed) == 1 {
+                return;
+            }
+            round += 1;
+        }
+    }
+}
+
+/// Thread 0 runs its one task and arrives while thread 1, which ran its
+/// own and waits at the
+/// barrier, excuses it (as if it had stalled): whichever of the two
+/// compare-and-swaps on its seat wins, thread 0 is counted once, its task
+/// runs once, its report counts before the run ends (the leader waits for
+/// it to come back), one leader per generation, and both threads see the
+/// end.
+#[test]
+fn loom_rounds_an_excused_thread_is_counted_once_and_its_task_runs_once() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(|| {
+        let s = Seated::new(2);
+        let laggard = {
+            let s = s.clone();
+            thread::spawn(move || s.rounds(0, 0, None))
+        };
+        s.rounds(1, 0, Some(0));
+        laggard.join().unwrap();
+        assert_eq!(s.done.load(Ordering::Relaxed), 1);
+    });
+}
+
+/// Rounds go on without the excused thread: thread 1 has a task for the
+/// second round and excuses thread 0 in every round it waits in; thread 0's
+/// task runs in the first. Thread 0 may be excused, come back, be seated
+/// and be excused again before it sees its seat; every task still runs
+/// once and the run ends on both threads.
+#[test]
+fn loom_rounds_go_on_without_an_excused_thread_and_seat_it_again() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder.check(|| {
+        let s = Seated::new(2);
+        let laggard = {
+            let s = s.clone();
+            thread::spawn(move || s.rounds(0, 0, None))
+        };
+        s.rounds(1, 1, Some(0));
+        laggard.join().unwrap();
+        assert_eq!(s.done.load(Ordering::Relaxed), 1);
     });
 }

@@ -156,6 +156,40 @@
 //! They show where a run's time goes, e.g. whether the first rounds near a
 //! source with high-degree neighbours take most of it.
 //!
+//! # A stalled thread
+//! On a shared machine the kernel deschedules a worker for a time slice
+//! (milliseconds) in the middle of a round (tens of microseconds), and
+//! every other thread would wait at the barrier until it runs again, round
+//! after round. So a waiting thread watches the threads still working: each
+//! stores its task count (its *progress*) into its report every batch, and
+//! every [`LOOK_EVERY`] tasks of its own while a thread waits. A working
+//! thread whose progress stands still for [`STALL_ROUNDS`] times the
+//! recent rounds' length (a moving average the leader keeps, which a
+//! stalled round barely raises), and at least [`STALL_MIN`], is taken for
+//! descheduled, and the waiting thread *excuses* it: it arrives at the
+//! barrier for it (`barrier.rs`, "Excusing a stalled thread"). The round
+//! ends without it, and the next rounds open with it already counted, so
+//! the others go on at the pace of the threads that run. Nothing of the
+//! laggard's moves: its tasks stay in its private buckets (only their owner
+//! may touch them, which is what keeps pushes free of atomics), and it runs
+//! them when it resumes, to the end of its round as if nothing happened
+//! (taking from the others' piles too). Its own arrival then fails, which
+//! tells it that it was excused; it writes its report and comes back, and
+//! the next decision counts the report and seats it again: full rounds
+//! resume as soon as the laggard keeps up. The idle path gains one
+//! compare-and-swap per thread and round (the seat, beside the barrier's
+//! own read-modify-write) and a plain store per batch, no atomic
+//! read-modify-write per task.
+//!
+//! While a thread is excused the run cannot end (its report is stale and
+//! it may hold tasks): a leader that finds nothing queued in the reports
+//! that count waits for it to come back instead, yielding its core. And
+//! its tasks span the others' barriers, so no logged plain store is
+//! rechecked at a barrier that opens a round with a thread excused
+//! ([`Context::hold_plain_stores`]): the held logs become due at the
+//! second barrier after the first full round, when every store the
+//! laggard made (all before it came back) is visible.
+//!
 //! # Why rounds
 //! With per-thread buckets and no barrier (`auto:mode=async`), threads drift
 //! apart in priority and keep taking work from each other, and the cycle
@@ -175,6 +209,11 @@
 //! into the operator; a continuation goes from the operator that pushed it
 //! straight into the next operator call on the same thread, before that
 //! thread takes another task, so none is left in a context at a barrier.
+//! Excusing a thread moves none of its tasks; it only counts the thread at
+//! the barrier (exactly once per generation, by one compare-and-swap on its
+//! seat, its own or a waiter's). The excused thread's report is not used
+//! until it comes back, and the run does not end while a thread is
+//! excused, so "nothing queued" still means nothing queued anywhere.
 //! A thread leaves a round's work only when its own pile is empty, no
 //! other pile looked non-empty, and it has no task of key `≤ k + J - 1`
 //! or has reached the fusion limit (those tasks then stay in

@@ -443,8 +443,11 @@ fn sssp_logged_plain_lowerings_stay_exact_under_contention() {
 /// meanwhile. Exact distances, and the excuse must have happened.
 #[test]
 fn sssp_stays_exact_when_a_worker_stalls_in_the_rounds() {
-    let graphs =
-        [("dense 2000x16", dense(2000, 16, 100, 8)), ("rmat 2^14", rmat(14, 16, 9)), ("road 300x300", road_like(300, 5))];
+    let graphs = [
+        ("dense 2000x16", dense(2000, 16, 100, 8)),
+        ("rmat 2^14", rmat(14, 16, 9)),
+        ("road 300x300", road_like(300, 5)),
+    ];
     let spec: SchedulerSpec = "auto".parse().unwrap();
     let mut excused = 0;
     for (threads, stalled) in [(2, 1), (2, 0), (3, 2)] {
@@ -452,9 +455,11 @@ fn sssp_stays_exact_when_a_worker_stalls_in_the_rounds() {
         for (name, g) in &graphs {
             let d = ordo_algos::dijkstra(g, 0).unwrap();
             for rep in 0..5 {
-                let monitor = RunMonitor::with_stall(threads, stalled, 7, std::time::Duration::from_millis(1));
+                let monitor =
+                    RunMonitor::with_stall(threads, stalled, 7, std::time::Duration::from_millis(1));
                 let opts = ExecOptions { monitor: Some(std::sync::Arc::new(monitor)), ..Default::default() };
-                let what = format!("{name} with {threads} threads, thread {stalled} stalling, repetition {rep}");
+                let what =
+                    format!("{name} with {threads} threads, thread {stalled} stalling, repetition {rep}");
                 let (dist, stats) = ordo_algos::sssp(&pool, &spec, g, 0, &opts).unwrap();
                 if let Err(e) = verify::compare_exact(&d.values, &dist) {
                     panic!("sssp, {what}: {e}");

@@ -60,7 +60,7 @@
 //! - `EXCUSED`: another thread arrived for it; it is counted in every
 //!   generation until it is seated again;
 //! - `BACK`: it was excused, has run its tasks and written its report, and
-//!   waits for a decision to seat it.
+//!   joins the open generation, or waits for a deciding leader to seat it.
 //!
 //! Its own arrival ([`Barrier::arrive_seated`]) is a compare-and-swap
 //! `WORKING(g) → ARRIVED(g)` and an excuse ([`Barrier::excuse`]) is a
@@ -74,9 +74,16 @@
 //! `EXCUSED` stays, and the release opens generation `g + 1` with the
 //! excused threads already counted (`pre`). An excused thread writes only
 //! `EXCUSED → BACK`, after its report (`Release`, read by the leader with
-//! `Acquire`). A seated-again thread starts its round only once the
-//! generation named in its seat is open (the release, which carries the
-//! decision, happened), so its arrival counts in that generation.
+//! `Acquire`), and then joins the open generation by itself
+//! ([`Barrier::come_back`]): it is counted in it (in advance, or by the
+//! excuse), so it counts itself out as a thread that leaves to help does
+//! (which fails while a leader decides) and works in it. A thread is
+//! seated again by the one that runs it, not by a decision it may be too
+//! descheduled to see: a leader that seated a sleeping thread would wait
+//! for it at the next barrier and excuse it again, round after round. A
+//! thread seated by a leader (one that waited for it to come back) starts
+//! its round only once the generation named in its seat is open, so its
+//! arrival counts in that generation.
 
 use std::time::Duration;
 
@@ -229,10 +236,13 @@ impl Barrier {
     }
 
     /// Thread `tid`, which found itself excused, has written its report:
-    /// it waits until a decision seats it again (or the barrier is
-    /// aborted), and returns once the generation it is seated in is open.
-    /// Returns whether it blocked, and how many times it came back (more
-    /// than once if it was excused again before it saw its seat).
+    /// it joins the open generation at once (it is counted in it, so it
+    /// counts itself out, as a thread that leaves to help does), or, while
+    /// that generation's leader decides, waits for the decision, which
+    /// seats it in the next one. Returns once it works in an open
+    /// generation (or the barrier is aborted): whether it blocked, and how
+    /// many times it came back (more than once if it was excused again
+    /// before it saw its seat).
     pub(crate) fn come_back(&self, tid: usize) -> Result<(bool, u64), Aborted> {
         let s = &self.seats[tid];
         let (mut blocked, mut returns) = (false, 0);
@@ -240,20 +250,29 @@ impl Barrier {
             let generation = (self.state.load(Ordering::Acquire) >> 32) as u32;
             let now = s.load(Ordering::Acquire);
             if now & TAG == WORKING && (now >> 8) as u32 == generation {
+                // Seated by the leader.
                 return Ok((blocked, returns));
             }
             if now & TAG == EXCUSED {
                 returns += 1;
                 // The report before the tag (the leader acquires it). Only
                 // the leader writes the seat of an excused thread
-                // otherwise, and it leaves `EXCUSED` as it is. A thread
-                // seated again may be excused again before it sees its
-                // seat (it stands still meanwhile): it comes back again,
-                // with the same report.
+                // otherwise, and it leaves `EXCUSED` as it is.
                 s.store(seat(0, BACK), Ordering::Release);
             }
-            // Still back (or seated in the generation about to open):
-            // the generation read above ends with a decision.
+            // Excused or back, and not seated by the decision that opened
+            // `generation` (it would have found `BACK` and written
+            // `WORKING(generation)`): counted in `generation`, from its
+            // start or by the excuse. Leaving needs a count below the
+            // thread count, so it fails while a leader decides.
+            if now & TAG != WORKING && self.try_leave(generation) {
+                // No leader can read the seat before this thread arrives
+                // again.
+                s.store(seat(generation, WORKING), Ordering::Relaxed);
+                return Ok((blocked, returns));
+            }
+            // A leader decides (and seats it), or the seat names the
+            // generation about to open.
             blocked |= self.wait(generation)?;
         }
     }

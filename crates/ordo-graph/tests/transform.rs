@@ -96,6 +96,30 @@ proptest! {
     }
 
     #[test]
+    fn is_symmetric_matches_the_edge_multiset(g in arb_graph(), mirror in any::<bool>()) {
+        // Random graphs are rarely symmetric: half the cases use the graph
+        // plus its transpose (symmetric), then possibly deduplicated (lists
+        // sorted without repeats: the binary-search path) and with one
+        // weight changed (no longer symmetric).
+        let g = if mirror { transform::symmetrize(&g) } else { g };
+        for h in [g.clone(), transform::dedup_edges(&g)] {
+            let mut edges = sorted_edges(&h);
+            let mut reversed: Vec<Edge> = edges.iter().map(|&(u, v, w)| (v, u, w)).collect();
+            reversed.sort_unstable();
+            prop_assert_eq!(stats::is_symmetric(&h), edges == reversed);
+            if let Some(e) = edges.iter_mut().find(|e| e.0 != e.1) {
+                e.2 += 1;
+                let changed = build(h.num_vertices(), &edges, false);
+                let changed = transform::dedup_edges(&changed);
+                let edges = sorted_edges(&changed);
+                let mut reversed: Vec<Edge> = edges.iter().map(|&(u, v, w)| (v, u, w)).collect();
+                reversed.sort_unstable();
+                prop_assert_eq!(stats::is_symmetric(&changed), edges == reversed);
+            }
+        }
+    }
+
+    #[test]
     fn dedup_and_simple_match_a_map(g in arb_graph()) {
         let mut least: BTreeMap<(u32, u32), u32> = BTreeMap::new();
         for (u, v, w) in g.edges() {

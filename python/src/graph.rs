@@ -199,7 +199,7 @@ impl PyGraph {
             let spec = weight_spec(weights)?;
             // The values are the weights only when no rule replaces them.
             fn values<'py>(m: &Bound<'py, PyAny>, spec: &WeightSpec) -> PyResult<Option<Bound<'py, PyAny>>> {
-                (*spec == WeightSpec::Keep).then(|| m.getattr("data")).transpose()
+                spec.reads_existing().then(|| m.getattr("data")).transpose()
             }
             let graph = if format == "coo" {
                 let data = values(m, &spec)?;

@@ -14,7 +14,9 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
-use ordo_loops::{DistributorSpec, LevelMap, LoopBody, Runtime, RuntimeBuilder};
+use ordo_loops::{
+    CombiningCounts, DistributorKind, DistributorSpec, LevelMap, LoopBody, Runtime, RuntimeBuilder,
+};
 use rayon::prelude::*;
 
 use crate::AlgoError;
@@ -369,6 +371,20 @@ impl LoopRunner {
             },
         };
         Ok(LoopRunner { backend, threads })
+    }
+
+    /// The request-combining counts of the loops run so far when the
+    /// distributor combines (`combining`, `async-combining`); `None`
+    /// otherwise.
+    pub fn combining_counts(&self) -> Option<CombiningCounts> {
+        match &self.backend {
+            Backend::Loops { runtime, spec }
+                if matches!(spec.kind(), DistributorKind::Combining | DistributorKind::AsyncCombining) =>
+            {
+                Some(runtime.combining_counts())
+            }
+            _ => None,
+        }
     }
 
     /// A runner over an existing ordo-loops runtime with distributor `spec`.

@@ -340,6 +340,80 @@ fn checked_in_plans_expand() {
     }
 }
 
+/// The configuration count `ordo bench --dry-run` prints last for `plan`.
+fn dry_run_count(plan: &Path) -> usize {
+    let r = bench(&["--plan", plan.to_str().unwrap(), "--dry-run"]);
+    assert!(r.status.success(), "{}: {}", plan.display(), String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8(r.stdout).unwrap();
+    let last = out.lines().last().unwrap();
+    last.split(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{}: {last}", plan.display()))
+}
+
+/// `plan` with its generated inputs shrunk to a few thousand vertices of the
+/// same generator (weights and the rest kept), its file inputs dropped (and
+/// from every experiment's list), one repetition and no warm-up.
+fn shrink_plan(text: &str) -> String {
+    let mut doc: toml::Table = text.parse().expect("a TOML plan");
+    let settings = doc.entry("settings").or_insert_with(|| toml::Table::new().into());
+    let settings = settings.as_table_mut().unwrap();
+    for (key, value) in [("repetitions", 1), ("warmup", 0), ("reference_repetitions", 1)] {
+        settings.insert(key.into(), toml::Value::Integer(value));
+    }
+    let mut dropped = Vec::new();
+    let inputs = doc.get_mut("input").and_then(toml::Value::as_array_mut).expect("inputs");
+    inputs.retain_mut(|input| {
+        let input = input.as_table_mut().unwrap();
+        let Some(gen) = input.get("gen").and_then(toml::Value::as_str) else {
+            dropped.push(input["name"].as_str().unwrap().to_string());
+            return false;
+        };
+        let tiny = match gen.split(':').next().unwrap() {
+            "road" => "road:n=3000,seed=1",
+            "rmat" => "rmat:scale=9,seed=1",
+            family => panic!("no tiny stand-in for generator `{family}`: add one here"),
+        };
+        input.insert("gen".into(), tiny.into());
+        true
+    });
+    for exp in doc.get_mut("experiment").and_then(toml::Value::as_array_mut).expect("experiments") {
+        if let Some(list) = exp.get_mut("inputs").and_then(toml::Value::as_array_mut) {
+            list.retain(|name| !dropped.iter().any(|d| Some(d.as_str()) == name.as_str()));
+            assert!(!list.is_empty(), "an experiment on file inputs only: {exp:?}");
+        }
+    }
+    toml::to_string(&doc).unwrap()
+}
+
+/// Every plan of `bench/papers/` expands, and runs to the end on tiny
+/// stand-ins of its inputs with every run verified against the sequential
+/// reference (the full sizes are too slow for a test).
+#[test]
+fn paper_plans_run_on_tiny_inputs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut plans: Vec<PathBuf> = std::fs::read_dir(root.join("bench/papers"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    plans.sort();
+    assert!(plans.len() >= 2, "{plans:?}");
+    let dir = tempfile::tempdir().unwrap();
+    for plan in plans {
+        let name = plan.file_name().unwrap().to_str().unwrap().to_string();
+        assert!(dry_run_count(&plan) > 0, "{name}: no configurations");
+        let tiny = write_plan(dir.path(), &name, &shrink_plan(&std::fs::read_to_string(&plan).unwrap()));
+        let configurations = dry_run_count(&tiny);
+        let out = dir.path().join(name.replace(".toml", ""));
+        let r = bench(&["--plan", tiny.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+        let lines = read_lines(&out.join("runs.jsonl"));
+        assert_eq!(lines.len(), configurations, "{name}: one run per configuration");
+        for line in &lines {
+            assert_eq!(line["verified"], Value::Bool(true), "{name}: {line}");
+        }
+    }
+}
+
 /// Ctrl-C (SIGINT) finishes the current run, writes the summaries of what is
 /// on disk and exits non-zero.
 #[test]

@@ -176,6 +176,35 @@ fn loop_micro_runs_without_a_graph_on_every_loop() {
     }
 }
 
+/// Combining loops report their combiners' counts; one-member combiners
+/// (one thread per pretended core) answer exactly one request per serve;
+/// the other distributors report none.
+#[test]
+fn combining_loops_count_requests_per_serve() {
+    let run = |topology: &str, spec: &str| {
+        let args = ["run", "loop-micro", "--size", "20000", "--work", "2", "--threads", "2", "--loop", spec];
+        let out =
+            ordo().env("ORDO_TOPOLOGY", topology).args(args).args(["--verify", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{spec}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+        assert_eq!(v["verified"], true, "{spec}");
+        v
+    };
+    for spec in ["combining:batch=1", "async-combining:batch=1"] {
+        // Two threads on one pretended core share a combiner.
+        let v = run("cores=1", spec);
+        let (serves, requests) =
+            (v["combiner_serves"].as_u64().unwrap(), v["combined_requests"].as_u64().unwrap());
+        // At least one request per iteration (batch 1), at most one more per thread.
+        assert!((20_000..=20_002).contains(&requests), "{spec}: {requests}");
+        assert!(serves >= 1 && serves <= requests, "{spec}: {serves} serves, {requests} requests");
+        let v = run("cores=2", spec);
+        assert_eq!(v["combiner_serves"], v["combined_requests"], "{spec}: one thread per combiner");
+    }
+    let v = run("cores=1", "striped:batch=1");
+    assert!(v.get("combiner_serves").is_none(), "no combiners, no counts: {v}");
+}
+
 #[test]
 fn bad_loop_flags_are_one_line_errors() {
     for (args, want) in [

@@ -50,17 +50,36 @@ pub enum WeightSpec {
     /// Like [`WeightSpec::Euclidean`] but `max(1, ceil(length))`, the
     /// convention of the DIMACS-10 road graphs' checked facts.
     EuclideanCeil,
+    /// The graph's own weights (the file's or the generator's) times
+    /// `num / den`, rounded to the nearest integer; a positive weight stays
+    /// at least 1, so no zero-weight edge appears. `scale:1/64` is the PMOD
+    /// paper's "edge weights scaled down by 64" (§6.2.4, Fig. 10), which
+    /// changes the range of priorities and not the graph.
+    Scale {
+        /// Numerator.
+        num: Weight,
+        /// Denominator (positive).
+        den: Weight,
+    },
+}
+
+impl WeightSpec {
+    /// Whether the rule reads the weights the input already has (so a
+    /// reader must keep them): `keep` and `scale`.
+    pub fn reads_existing(&self) -> bool {
+        matches!(self, WeightSpec::Keep | WeightSpec::Scale { .. })
+    }
 }
 
 impl FromStr for WeightSpec {
     type Err = String;
 
     /// Parses `keep`, `none`, `unit`, `uniform:LO..HI[:seed=S]` (seed 1 by default),
-    /// `euclid` (or `euclidean`) and `euclid-ceil`.
+    /// `euclid` (or `euclidean`), `euclid-ceil` and `scale:NUM[/DEN]`.
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         let bad = || {
             format!(
-                "bad weight spec '{s}' (expected keep, none, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil)"
+                "bad weight spec '{s}' (expected keep, none, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil, scale:NUM[/DEN])"
             )
         };
         match s {
@@ -70,6 +89,15 @@ impl FromStr for WeightSpec {
             "euclid" | "euclidean" => return Ok(WeightSpec::Euclidean),
             "euclid-ceil" | "euclidean-ceil" => return Ok(WeightSpec::EuclideanCeil),
             _ => {}
+        }
+        if let Some(ratio) = s.strip_prefix("scale:") {
+            let (num, den) = ratio.split_once('/').unwrap_or((ratio, "1"));
+            let num: Weight = num.trim().parse().map_err(|_| bad())?;
+            let den: Weight = den.trim().parse().map_err(|_| bad())?;
+            if den == 0 {
+                return Err(format!("bad weight spec '{s}': the denominator must be positive"));
+            }
+            return Ok(WeightSpec::Scale { num, den });
         }
         let rest = s.strip_prefix("uniform:").ok_or_else(bad)?;
         let mut parts = rest.split(':');
@@ -99,6 +127,7 @@ impl fmt::Display for WeightSpec {
             WeightSpec::Uniform { lo, hi, seed } => write!(f, "uniform:{lo}..{hi}:seed={seed}"),
             WeightSpec::Euclidean => f.write_str("euclid"),
             WeightSpec::EuclideanCeil => f.write_str("euclid-ceil"),
+            WeightSpec::Scale { num, den } => write!(f, "scale:{num}/{den}"),
         }
     }
 }
@@ -110,8 +139,9 @@ pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
 /// weights; every other rule replaces the weights (or adds them when the
 /// graph has none).
 ///
-/// Errors when `lo > hi` for uniform weights, or when Euclidean weights are
-/// asked for a graph without coordinates.
+/// Errors when `lo > hi` for uniform weights, when Euclidean weights are
+/// asked for a graph without coordinates, or when a graph without weights is
+/// to be scaled.
 pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
     let weights: Vec<Weight> = match *spec {
         WeightSpec::Keep => return Ok(()),
@@ -136,8 +166,30 @@ pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
                 if matches!(spec, WeightSpec::EuclideanCeil) { Rounding::Ceil } else { Rounding::Nearest };
             per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))?
         }
+        WeightSpec::Scale { num, den } => {
+            let Some(old) = graph.weights() else {
+                return Err(GraphError::Invalid(format!(
+                    "weights scale:{num}/{den} scales the input's own weights, and it has none"
+                )));
+            };
+            let mut out = Vec::new();
+            try_reserve_exact(&mut out, old.len(), "the scaled edge weights")?;
+            out.extend(old.iter().map(|&w| scale_weight(w, num, den)));
+            out
+        }
     };
     graph.set_weights(weights)
+}
+
+/// `w * num / den` rounded to the nearest integer (halves up), at least 1
+/// when `w` is positive, clamped to `Weight::MAX`; `den` is positive.
+pub fn scale_weight(w: Weight, num: Weight, den: Weight) -> Weight {
+    if w == 0 {
+        return 0;
+    }
+    let (w, num, den) = (u128::from(w), u128::from(num), u128::from(den));
+    let scaled = (w * num + den / 2) / den;
+    Weight::try_from(scaled).unwrap_or(Weight::MAX).max(1)
 }
 
 /// One weight per edge in CSR order from `f(source, target)`.
@@ -240,6 +292,34 @@ mod tests {
             (0..100).any(|i| uniform_pair_weight(1, 0, 1000, i, 0) != uniform_pair_weight(2, 0, 1000, i, 0))
         );
         assert!(apply(&mut g, &WeightSpec::Uniform { lo: 5, hi: 4, seed: 0 }).is_err());
+    }
+
+    #[test]
+    fn scale_divides_the_existing_weights() {
+        let mut el = EdgeList::new(3, true);
+        for (u, v, w) in [(0, 1, 640), (1, 2, 95), (2, 0, 20), (0, 2, 0)] {
+            el.push(u, v, w);
+        }
+        let mut g = el.into_graph().unwrap();
+        let spec: WeightSpec = "scale:1/64".parse().unwrap();
+        assert_eq!(spec, WeightSpec::Scale { num: 1, den: 64 });
+        assert_eq!(spec.to_string(), "scale:1/64");
+        assert!(spec.reads_existing());
+        apply(&mut g, &spec).unwrap();
+        // 640/64 = 10, 95/64 = 1.48 -> 1, 20/64 = 0.31 -> kept at 1, 0 stays 0.
+        let w: Vec<_> = g.edges().collect();
+        assert_eq!(w, vec![(0, 1, 10), (0, 2, 0), (1, 2, 1), (2, 0, 1)]);
+        assert_eq!("scale:3".parse(), Ok(WeightSpec::Scale { num: 3, den: 1 }));
+        assert_eq!(scale_weight(96, 1, 64), 2, "halves round up");
+        assert_eq!(scale_weight(Weight::MAX, 2, 1), Weight::MAX, "clamped");
+        assert!("scale:1/0".parse::<WeightSpec>().unwrap_err().contains("denominator"));
+        assert!("scale:x".parse::<WeightSpec>().is_err());
+        let mut bare = EdgeList::new(2, false);
+        bare.push(0, 1, 0);
+        let mut bare = bare.into_graph().unwrap();
+        assert!(bare.weights().is_none());
+        let e = apply(&mut bare, &spec).unwrap_err().to_string();
+        assert!(e.contains("has none"), "{e}");
     }
 
     #[test]

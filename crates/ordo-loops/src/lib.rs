@@ -48,6 +48,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 pub use body::{Each, ForkWorkJoin, LoopBody};
+pub use combining::CombiningCounts;
 pub use error::LoopError;
 pub use levels::{LevelMap, LEVELS_ENV};
 pub use ordo_sched::topology::{Topology, TOPOLOGY_ENV};

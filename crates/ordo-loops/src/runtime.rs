@@ -32,7 +32,7 @@ use ordo_sched::affinity;
 use ordo_sched::topology::Topology;
 
 use crate::body::{Each, LoopBody};
-use crate::combining::{CombiningDistributor, Packed, Padded};
+use crate::combining::{CombiningCounts, CombiningDistributor, Packed, Padded};
 use crate::completion::{LoopSlot, GEN_BITS, GEN_MASK, MAX_ACTIVE_PER_SOCKET};
 use crate::distribute::shared::SharedDistributor;
 use crate::distribute::striped::StripedDistributor;
@@ -183,6 +183,8 @@ pub(crate) struct Shared {
     /// The CPU thread 0 runs on while it leads a loop started from outside,
     /// set once the workers are pinned (unset: the caller is not pinned).
     leader_cpu: OnceLock<Option<usize>>,
+    /// The combining counts of every combining loop that has ended.
+    combining: Mutex<CombiningCounts>,
 }
 
 impl Shared {
@@ -265,26 +267,36 @@ impl Shared {
                     (false, Granularity::Socket) => {
                         let d =
                             CombiningDistributor::<Padded, false>::new(r, team, lvl, striped, batch, budget);
-                        self.lead(tid, enclosing, level, team, &d, body)
+                        self.lead(tid, enclosing, level, team, &d, body);
+                        self.add_combining(d.counts());
                     }
                     (false, _) => {
                         let d =
                             CombiningDistributor::<Packed, false>::new(r, team, lvl, striped, batch, budget);
-                        self.lead(tid, enclosing, level, team, &d, body)
+                        self.lead(tid, enclosing, level, team, &d, body);
+                        self.add_combining(d.counts());
                     }
                     (true, Granularity::Socket) => {
                         let d =
                             CombiningDistributor::<Padded, true>::new(r, team, lvl, striped, batch, budget);
-                        self.lead(tid, enclosing, level, team, &d, body)
+                        self.lead(tid, enclosing, level, team, &d, body);
+                        self.add_combining(d.counts());
                     }
                     (true, _) => {
                         let d =
                             CombiningDistributor::<Packed, true>::new(r, team, lvl, striped, batch, budget);
-                        self.lead(tid, enclosing, level, team, &d, body)
+                        self.lead(tid, enclosing, level, team, &d, body);
+                        self.add_combining(d.counts());
                     }
                 }
             }
         }
+    }
+
+    /// Adds an ended loop's combining counts to the runtime's.
+    fn add_combining(&self, counts: CombiningCounts) {
+        let mut total = self.combining.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        *total = *total + counts;
     }
 
     /// Leads one loop: publishes it, runs the leader's share, and waits for
@@ -630,6 +642,7 @@ impl RuntimeBuilder {
             }),
             root_lock: Mutex::new(()),
             leader_cpu: OnceLock::new(),
+            combining: Mutex::new(CombiningCounts::default()),
         });
         let pin = self.pin
             && !oversubscribed
@@ -746,6 +759,13 @@ impl Runtime {
     /// Whether every worker was pinned to its own CPU.
     pub fn pinned(&self) -> bool {
         self.pinned
+    }
+
+    /// The request-combining counts of every `combining` / `async-combining`
+    /// loop this runtime has finished: whether combining happened (requests
+    /// per serve above 1) or every combiner served only its own thread.
+    pub fn combining_counts(&self) -> CombiningCounts {
+        *self.shared.combining.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Runs `body(i)` for every `i` in `range` on the runtime's threads

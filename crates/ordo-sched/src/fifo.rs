@@ -307,7 +307,9 @@ pub(crate) mod tests {
         assert_eq!("fifo".parse::<SchedulerSpec>().unwrap().to_string(), "fifo:chunk=64");
         let e = "fifo:chunks=8".parse::<SchedulerSpec>().unwrap_err();
         assert!(e.0.contains("unknown parameter `chunks`") && e.0.contains("chunk"), "{e}");
-        let e = "lifo:chunk=0".parse::<SchedulerSpec>().unwrap_err();
-        assert!(e.0.contains("chunk=0"), "{e}");
+        // chunk=0 is the PMOD paper's "chunking disabled": one task per chunk.
+        assert_eq!("lifo:chunk=0".parse::<SchedulerSpec>().unwrap().to_string(), "lifo:chunk=1");
+        let e = "lifo:chunk=4097".parse::<SchedulerSpec>().unwrap_err();
+        assert!(e.0.contains("chunk=4097") && e.0.contains("0 to 4096"), "{e}");
     }
 }

@@ -136,11 +136,17 @@ impl Params {
     }
 
     /// The `chunk` parameter of the chunked schedulers (tasks per chunk,
-    /// `1..=`[`MAX_CHUNK`](crate::chunk::MAX_CHUNK), default
+    /// `0..=`[`MAX_CHUNK`](crate::chunk::MAX_CHUNK), default
     /// [`DEFAULT_CHUNK`](crate::chunk::DEFAULT_CHUNK)).
+    ///
+    /// `chunk=0` is the PMOD paper's `c0`, "chunking disabled" (§6.2.5):
+    /// every Enq and Deq touches the shared structures. A chunk of one task
+    /// is exactly that (a push publishes its chunk at once, a pop takes one
+    /// task from the shared bag), so 0 is read as 1 and the run reports
+    /// `chunk=1`.
     pub fn take_chunk(&mut self) -> Result<usize, SpecError> {
         let (default, max) = (crate::chunk::DEFAULT_CHUNK as u64, crate::chunk::MAX_CHUNK as u64);
-        self.take_in_range("chunk", default, 1, max).map(|c| c as usize)
+        self.take_in_range("chunk", default, 0, max).map(|c| c.max(1) as usize)
     }
 
     /// Rejects parameters no `take_*` call asked for.

@@ -37,7 +37,7 @@ use super::{BcGraph, BcParams, BcResult, DefaultPlan, Sources};
 use crate::app::params::{NEST, SEED, SOURCES};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::loop_runner::{LoopRunner, LoopStrategy};
-use crate::pr_pull::app::loop_run;
+use crate::pr_pull::app::{add_combining, loop_run};
 use ordo_graph::memory::WorkingMemory;
 
 /// How the source loop and the searches share the threads.
@@ -137,18 +137,19 @@ impl Algorithm for Bc {
     }
 
     fn run(&self, env: &RunEnv<'_>, strategy: &LoopStrategy) -> Result<Run<BcResult>, AppError> {
-        let (r, kernel, threads) = match strategy {
+        let (r, kernel, threads, combining) = match strategy {
             LoopStrategy::Default => {
                 let plan = self.default_plan(env.pool.threads());
                 let r = super::betweenness_on_pool(env.pool, &self.graph, self.sources, plan)?;
-                (r, format!("default:{}", plan.name()), env.pool.threads())
+                (r, format!("default:{}", plan.name()), env.pool.threads(), None)
             }
             LoopStrategy::Spec(spec) => {
                 let (levels, outer_level) = self.nest.levels();
                 let runner = LoopRunner::new(spec, env.pool.threads(), Some(levels))
                     .map_err(|e| AppError::Param(format!("--loop: {e}")))?;
                 let params = BcParams { sources: self.sources, outer_level };
-                (super::betweenness(&runner, &self.graph, &params)?, spec.to_string(), runner.threads())
+                let r = super::betweenness(&runner, &self.graph, &params)?;
+                (r, spec.to_string(), runner.threads(), runner.combining_counts())
             }
         };
         let (max_vertex, max) =
@@ -157,7 +158,7 @@ impl Algorithm for Bc {
                 .copied()
                 .enumerate()
                 .fold((0, 0.0f64), |best, (v, x)| if x > best.1 { (v, x) } else { best });
-        let metrics = Fields::from([
+        let mut metrics = Fields::from([
             ("sources".to_string(), json!(r.sources.len())),
             ("traversals".to_string(), json!(r.sources.len())),
             ("participants".to_string(), json!(r.participants)),
@@ -167,6 +168,7 @@ impl Algorithm for Bc {
             ("bc_max_vertex".to_string(), json!(max_vertex)),
             ("loop_threads".to_string(), json!(threads)),
         ]);
+        add_combining(&mut metrics, combining);
         let time_s = r.time_s;
         Ok(loop_run(r, time_s, metrics))
     }

@@ -23,7 +23,7 @@ use super::{reference, Checksum, MicroParams, Shape};
 use crate::app::params::{SHAPE, SIZE, WORK};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::loop_runner::LoopSpec;
-use crate::pr_pull::app::{loop_run, runner};
+use crate::pr_pull::app::{add_combining, loop_run, runner};
 
 /// The microbenchmark with its parameters.
 pub struct LoopMicro {
@@ -72,10 +72,11 @@ impl Algorithm for LoopMicro {
     fn run(&self, env: &RunEnv<'_>, spec: &LoopSpec) -> Result<Run<Checksum>, AppError> {
         let runner = runner(env, spec)?;
         let (sum, time_s) = super::run(&runner, &self.params);
-        let metrics = Fields::from([
+        let mut metrics = Fields::from([
             ("ns_per_iteration".to_string(), json!(time_s * 1e9 / self.params.iterations.max(1) as f64)),
             ("loop_threads".to_string(), json!(runner.threads())),
         ]);
+        add_combining(&mut metrics, runner.combining_counts());
         Ok(loop_run(sum, time_s, metrics))
     }
 

@@ -43,6 +43,18 @@ pub(crate) fn runner(env: &RunEnv<'_>, spec: &LoopSpec) -> Result<LoopRunner, Ap
     LoopRunner::new(spec, env.pool.threads(), None).map_err(|e| AppError::Param(format!("--loop: {e}")))
 }
 
+/// Adds a combining runner's counts to a loop kernel's `metrics`:
+/// `combiner_serves` (combiner lock holdings that answered requests) and
+/// `combined_requests` (the requests they answered). Their ratio is the mean
+/// number of threads one claim served: 1 means nothing was combined (every
+/// combiner had one member, or the threads never asked together).
+pub(crate) fn add_combining(metrics: &mut Fields, counts: Option<ordo_loops::CombiningCounts>) {
+    if let Some(c) = counts {
+        metrics.insert("combiner_serves".to_string(), json!(c.serves));
+        metrics.insert("combined_requests".to_string(), json!(c.requests));
+    }
+}
+
 /// A run of a loop kernel: no executor statistics.
 pub(crate) fn loop_run<O>(output: O, time_s: f64, metrics: Fields) -> Run<O> {
     Run { output, time_s, stats: None, metrics, baseline_tasks: None, work_split: Vec::new() }
@@ -100,7 +112,7 @@ impl Algorithm for PrPull {
     fn run(&self, env: &RunEnv<'_>, spec: &LoopSpec) -> Result<Run<PrPullResult>, AppError> {
         let runner = runner(env, spec)?;
         let r = super::pr_pull(&runner, &self.graph, &self.transpose, &self.params)?;
-        let metrics = Fields::from([
+        let mut metrics = Fields::from([
             ("iterations".to_string(), json!(r.iterations)),
             ("last_change".to_string(), json!(finite(r.last_change()))),
             (
@@ -111,6 +123,7 @@ impl Algorithm for PrPull {
             ("max_rank".to_string(), json!(r.ranks.iter().copied().fold(0.0, f64::max))),
             ("loop_threads".to_string(), json!(runner.threads())),
         ]);
+        add_combining(&mut metrics, runner.combining_counts());
         let time_s = r.time_s;
         Ok(loop_run(r, time_s, metrics))
     }

@@ -26,7 +26,7 @@ use serde_json::json;
 use super::{Order, TcResult};
 use crate::app::{Algorithm, AppError, Fields, ParamDef, Params, RefRun, Run, RunEnv};
 use crate::loop_runner::{LoopStrategy, PoolLoops};
-use crate::pr_pull::app::{loop_run, runner};
+use crate::pr_pull::app::{add_combining, loop_run, runner};
 use ordo_graph::memory::WorkingMemory;
 
 /// Vertices per claim of the default kernel's loops.
@@ -67,17 +67,19 @@ impl Algorithm for Tc {
     }
 
     fn run(&self, env: &RunEnv<'_>, strategy: &LoopStrategy) -> Result<Run<TcResult>, AppError> {
-        let (r, kernel, threads) = match strategy {
+        let (r, kernel, threads, combining) = match strategy {
             LoopStrategy::Default => {
                 let loops = PoolLoops { pool: env.pool, grain: DEFAULT_GRAIN };
-                (super::count(&loops, &self.graph, self.order), "default".to_string(), env.pool.threads())
+                let r = super::count(&loops, &self.graph, self.order);
+                (r, "default".to_string(), env.pool.threads(), None)
             }
             LoopStrategy::Spec(spec) => {
                 let runner = runner(env, spec)?;
-                (super::count(&runner, &self.graph, self.order), spec.to_string(), runner.threads())
+                let r = super::count(&runner, &self.graph, self.order);
+                (r, spec.to_string(), runner.threads(), runner.combining_counts())
             }
         };
-        let metrics = Fields::from([
+        let mut metrics = Fields::from([
             ("triangles".to_string(), json!(r.triangles)),
             ("undirected_edges".to_string(), json!(r.undirected_edges)),
             ("relabelled".to_string(), json!(r.relabelled)),
@@ -85,6 +87,7 @@ impl Algorithm for Tc {
             ("kernel".to_string(), json!(kernel)),
             ("loop_threads".to_string(), json!(threads)),
         ]);
+        add_combining(&mut metrics, combining);
         Ok(loop_run(r, r.time_s, metrics))
     }
 

@@ -227,7 +227,7 @@ fn parse_and_build(
     let release = |parsed: usize| content.release_before(parsed);
     let resident_input = if content.is_mapped() { 0 } else { content.bytes().len() as u64 };
     let ropts = ReadOptions {
-        keep_weights: opts.weights == WeightSpec::Keep,
+        keep_weights: opts.weights.reads_existing(),
         remap_ids: opts.remap_ids,
         one_based: opts.one_based,
         progress: opts.progress.as_deref(),

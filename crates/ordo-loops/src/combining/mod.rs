@@ -113,6 +113,33 @@ pub(crate) struct Combiner<S: SlotLayout> {
     moves: AtomicU64,
     /// Set under the lock once upstream has no work left.
     exhausted: AtomicBool,
+    /// Serves that answered at least one request, and the requests they
+    /// answered ([`CombiningCounts`]). Written only under `lock` and read
+    /// after the loop's barrier; plain std atomics, outside the loom model,
+    /// since they order nothing.
+    serves: std::sync::atomic::AtomicU64,
+    answered: std::sync::atomic::AtomicU64,
+}
+
+/// How much combining a loop's combiners did: `requests / serves` is the
+/// mean number of requests one claim of a combiner's lock answered. It is 1
+/// when every combiner has a single member (one thread per core under
+/// `level=core`): then nothing was combined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CombiningCounts {
+    /// Lock holdings that answered at least one posted request.
+    pub serves: u64,
+    /// Requests answered by them (the answers "no iterations left" included).
+    pub requests: u64,
+}
+
+impl std::ops::Add for CombiningCounts {
+    type Output = CombiningCounts;
+
+    /// The counts of two sets of loops together.
+    fn add(self, other: CombiningCounts) -> CombiningCounts {
+        CombiningCounts { serves: self.serves + other.serves, requests: self.requests + other.requests }
+    }
 }
 
 impl<S: SlotLayout> Combiner<S> {
@@ -124,7 +151,15 @@ impl<S: SlotLayout> Combiner<S> {
             stripe: AtomicU64::new(home as u64),
             moves: AtomicU64::new(0),
             exhausted: AtomicBool::new(false),
+            serves: std::sync::atomic::AtomicU64::new(0),
+            answered: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// This combiner's counts so far (exact once no thread uses it).
+    fn counts(&self) -> CombiningCounts {
+        use std::sync::atomic::Ordering::Relaxed;
+        CombiningCounts { serves: self.serves.load(Relaxed), requests: self.answered.load(Relaxed) }
     }
 
     /// Posts a request in slot `i` (its owner only, and only when no request
@@ -179,6 +214,7 @@ impl<S: SlotLayout> Combiner<S> {
     /// out less than asked, at a stripe's end).
     fn serve(&self, upstream: &UpstreamCounters, batch: u64) {
         let n = self.slots.len();
+        let mut answered = 0;
         let mut base = 0;
         while base < n {
             let group = (n - base).min(64);
@@ -190,6 +226,7 @@ impl<S: SlotLayout> Combiner<S> {
                     pending |= 1 << j;
                 }
             }
+            answered += u64::from(pending.count_ones());
             while pending != 0 {
                 let wanted = u64::from(pending.count_ones()) * batch;
                 match self.claim_upstream(upstream, wanted) {
@@ -212,6 +249,12 @@ impl<S: SlotLayout> Combiner<S> {
                 }
             }
             base += group;
+        }
+        if answered > 0 {
+            // Relaxed: only the lock holder writes them (see the fields).
+            use std::sync::atomic::Ordering::Relaxed;
+            self.serves.store(self.serves.load(Relaxed) + 1, Relaxed);
+            self.answered.store(self.answered.load(Relaxed) + answered, Relaxed);
         }
     }
 
@@ -290,6 +333,11 @@ impl<S: SlotLayout, const ASYNC: bool> CombiningDistributor<S, ASYNC> {
             UpstreamCounters::Shared(SharedCounter::new(range))
         };
         CombiningDistributor { combiners, upstream, level, batch: batch.max(1), budget }
+    }
+
+    /// The counts of every combiner (exact once the loop has ended).
+    pub(crate) fn counts(&self) -> CombiningCounts {
+        self.combiners.iter().map(Combiner::counts).fold(CombiningCounts::default(), |a, b| a + b)
     }
 }
 

@@ -20,6 +20,7 @@ fn one_serve_answers_every_posted_request() {
     assert_eq!(c.await_answer(0, &up, 4, SpinBudget::NONE), 0..4);
     assert_eq!(c.answer(2), Some(4..8));
     assert_eq!(c.answer(1), Some(0..0), "slot 1 never asked: still quiescent");
+    assert_eq!(c.counts(), CombiningCounts { serves: 1, requests: 2 }, "one serve combined two requests");
     // The next requests get the short rest, then "empty".
     c.post(1);
     c.post(2);
@@ -27,6 +28,7 @@ fn one_serve_answers_every_posted_request() {
     assert!(c.answer(2).unwrap().is_empty(), "nothing left: an empty answer");
     c.post(0);
     assert!(c.await_answer(0, &up, 4, SpinBudget::NONE).is_empty());
+    assert_eq!(c.counts(), CombiningCounts { serves: 3, requests: 5 });
 }
 
 #[test]
@@ -72,13 +74,15 @@ fn exactly_once<S: SlotLayout + Send, const ASYNC: bool>(
     let dist: CombiningDistributor<S, ASYNC> =
         CombiningDistributor::new(0..n, &team, Granularity::Core, striped, batch, SpinBudget::NONE);
     let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    let batches = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for rank in 0..threads {
-            let (dist, hits, team) = (&dist, &hits, &team);
+            let (dist, hits, team, batches) = (&dist, &hits, &team, &batches);
             s.spawn(move || {
                 let mut cursor = dist.cursor(team.member(rank));
                 while let Some(r) = dist.next(&mut cursor) {
                     assert!(!r.is_empty());
+                    batches.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     for i in r {
                         hits[i as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
@@ -90,6 +94,15 @@ fn exactly_once<S: SlotLayout + Send, const ASYNC: bool>(
     for (i, h) in hits.iter().enumerate() {
         assert_eq!(h.load(std::sync::atomic::Ordering::Relaxed), 1, "iteration {i}");
     }
+    // Every request is answered once: each batch, and each thread's final
+    // "no iterations left".
+    let counts = dist.counts();
+    let answers = batches.into_inner() + threads;
+    assert_eq!(counts.requests, answers as u64, "{counts:?}");
+    assert!(counts.serves >= 1 && counts.serves <= counts.requests, "{counts:?}");
+    if cores >= threads {
+        assert_eq!(counts.serves, counts.requests, "one-member combiners combine nothing");
+    }
 }
 
 #[test]
@@ -99,5 +112,6 @@ fn concurrent_requests_hand_out_every_iteration_once() {
         exactly_once::<Packed, true>(4, 2, true, batch);
         exactly_once::<Padded, false>(3, 2, true, batch);
         exactly_once::<Padded, true>(5, 2, false, batch);
+        exactly_once::<Packed, true>(2, 2, false, batch);
     }
 }

@@ -60,6 +60,24 @@ fn push_of_more_urgent_work_switches_bag_and_returns_chunk() {
     assert!(a.pop().is_none());
 }
 
+/// `chunk=0` (the PMOD paper's `c0`, chunking disabled): every push is
+/// visible to the other threads at once, without a flush.
+#[test]
+fn chunk_zero_publishes_every_push() {
+    let SchedulerSpec::Obim(cfg) = "obim:chunk=0".parse::<SchedulerSpec>().unwrap() else { panic!() };
+    assert_eq!(cfg.chunk, 1);
+    let s: Obim<u64> = Obim::with_topology(Topology::single(2), &cfg);
+    let mut a = s.handle(0);
+    let mut b = s.handle(1);
+    for t in 0..3 {
+        a.push(5, t);
+        assert_eq!(a.private_tasks().unpublished, 0, "nothing stays private");
+    }
+    assert_eq!(counter(&a, "chunks_published"), 3);
+    let got: Vec<u64> = std::iter::from_fn(|| b.pop()).map(|(_, t)| t).collect();
+    assert_eq!(got.len(), 3, "another thread takes every task unflushed: {got:?}");
+}
+
 #[test]
 fn private_chunks_are_popped_by_owner_and_published_by_flush() {
     let s = obim(2, 0, 64);

@@ -665,7 +665,7 @@ fn edge_list_graph(
         }
     }
     let coords = coords_arg(coords, n)?;
-    let el = EdgeList { num_vertices: n, src, dst, weights, coords };
+    let el = EdgeList { num_vertices: n, src, dst, weights, real_weights: None, coords };
     py.detach(|| no_panic(|| el.into_graph().map_err(value_error)))
 }
 

@@ -20,6 +20,7 @@ use ordo_algos::pagerank::app::PrResult;
 use ordo_algos::pagerank::PageRank;
 use ordo_algos::pr_pull::PrPullResult;
 use ordo_algos::spanning::app::Parents;
+use ordo_algos::sssp::app::Distances;
 use ordo_algos::tc::TcResult;
 use ordo_algos::AstarResult;
 use ordo_exec::{ExecOptions, RunMonitor};
@@ -97,6 +98,7 @@ struct Finished {
 /// Whether [`output_to_python`] converts this output to arrays.
 fn known_output(output: &AnyOutput) -> bool {
     output.is::<Vec<u64>>()
+        || output.is::<Distances>()
         || output.is::<Vec<u32>>()
         || output.is::<BfsTree>()
         || output.is::<AstarResult>()
@@ -224,7 +226,14 @@ fn distances<'py, T: Copy + PartialEq + Into<f64>>(
 /// microbenchmark its checksum as a dict (an application whose output is
 /// none of these gives its `--out` text instead).
 fn output_to_python<'py>(py: Python<'py>, info: &AppInfo, output: &AnyOutput) -> PyResult<Bound<'py, PyAny>> {
-    if let Some(d) = output.downcast_ref::<Vec<u64>>() {
+    if let Some(Distances::Real(d)) = output.downcast_ref::<Distances>() {
+        return Ok(PyArray1::from_vec(py, d.clone()).into_any());
+    }
+    let ints = match output.downcast_ref::<Distances>() {
+        Some(Distances::Int(d)) => Some(d),
+        _ => output.downcast_ref::<Vec<u64>>(),
+    };
+    if let Some(d) = ints {
         // Distances fit f64 exactly below 2^53 (sums of u32 weights over
         // paths of fewer than 2^21 edges always do).
         let v: Vec<f64> = d

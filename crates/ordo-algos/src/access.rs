@@ -15,6 +15,17 @@ pub(crate) fn check_source(graph: &Graph, source: VertexId) -> Result<(), AlgoEr
     }
 }
 
+/// Checks that `graph` has no real weights, for `algorithm`'s integer path
+/// (which reads [`Graph::weights`] and would take a real-weighted graph for
+/// an unweighted one).
+pub(crate) fn check_integer_weights(graph: &Graph, algorithm: &'static str) -> Result<(), AlgoError> {
+    if graph.has_real_weights() {
+        Err(AlgoError::RealWeights { algorithm })
+    } else {
+        Ok(())
+    }
+}
+
 /// Runs `f` with the graph's weight of edge `e` as a `u64` function, the
 /// weighted and unweighted cases monomorphised separately so the inner loop
 /// has no branch on weightedness.

@@ -3,6 +3,13 @@
 /// An algorithm could not run, or its result failed verification.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AlgoError {
+    /// The graph has real (`f64`) weights and this algorithm reads only
+    /// integer weights (it would otherwise see the graph as unweighted).
+    #[error("{algorithm} does not take real edge weights (replace them, e.g. --weights uniform:1..100)")]
+    RealWeights {
+        /// The algorithm's name.
+        algorithm: &'static str,
+    },
     /// The source vertex is not a vertex of the graph.
     #[error("source vertex {source_vertex} is out of range: the graph has {num_vertices} vertices (ids 0..{num_vertices})")]
     SourceOutOfRange {

@@ -74,6 +74,12 @@ fn describe(name: &str, g: &Graph, load_s: f64, source: u32, threads: usize) -> 
             "min": w.min, "max": w.max, "distinct": w.distinct,
             "avg": if m == 0 { 0.0 } else { w.sum as f64 / m as f64 },
         })),
+        // Real weights: min, max and mean (no distinct count).
+        "real_weights": g.real_weights().filter(|w| !w.is_empty()).map(|w| json!({
+            "min": w.iter().copied().fold(f64::INFINITY, f64::min),
+            "max": w.iter().copied().fold(0.0, f64::max),
+            "avg": w.iter().sum::<f64>() / w.len() as f64,
+        })),
         "coords": has_coords.then(|| match g.coords().map(|c| c.system) {
             Some(CoordSystem::LonLatMicroDegrees) => "lonlat",
             _ => "planar",
@@ -140,6 +146,10 @@ fn print_text(v: &Value) -> anyhow::Result<()> {
             w["avg"].as_f64().unwrap_or(0.0),
             w["distinct"]
         )?,
+        None if v["real_weights"].is_object() => {
+            let w = &v["real_weights"];
+            console::outln!("weights     real: min {}, max {}, avg {}", w["min"], w["max"], w["avg"])?
+        }
         None if v["weighted"].as_bool() == Some(true) => console::outln!("weights     (no edges)")?,
         None => console::outln!("weights     none (unweighted)")?,
     }

@@ -189,6 +189,10 @@ fn run_app<A: Simulated>(args: &SimArgs, threads: usize) -> anyhow::Result<()> {
         input.gen = Some(DEFAULT_GEN.to_string());
     }
     let graph = Arc::new(crate::input::load_input(&input, threads)?);
+    anyhow::ensure!(
+        !graph.has_real_weights(),
+        "ordo sim does not take real edge weights (replace them, e.g. --weights uniform:1..100)"
+    );
     let graph_name = input.describe();
     let input_params = params.clone();
     let prepared = Prepared::<A>::new(Arc::clone(&graph), params)?;

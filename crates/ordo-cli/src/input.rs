@@ -16,7 +16,8 @@ use crate::progress::Progress;
 /// `--graph`, `--gen` and `ordo convert`).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub(crate) struct LoadArgs {
-    /// Edge weights: keep | none | unit | uniform:LO..HI[:seed=S] | euclid | euclid-ceil |
+    /// Edge weights: keep | none | unit | uniform:LO..HI[:seed=S] |
+    /// uniform-real:LO..HI[:seed=S] (f64 in [LO, HI)) | euclid | euclid-ceil |
     /// scale:NUM[/DEN] (none drops them; all but keep replace existing weights; uniform gives
     /// both directions of an edge the same weight; euclid needs coordinates; scale multiplies
     /// the input's own weights, e.g. scale:1/64, rounded, a positive weight at least 1).

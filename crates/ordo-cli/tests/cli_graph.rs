@@ -268,3 +268,20 @@ fn convert_refuses_to_overwrite_its_input() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// `ordo info` on real weights reports their range (JSON `real_weights`).
+#[test]
+fn info_reports_real_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let el = dir.path().join("r.el");
+    std::fs::write(&el, "0 1 0.5\n1 2 1.25\n0 2 2\n").unwrap();
+    let out =
+        Command::cargo_bin("ordo").unwrap().args(["info", el.to_str().unwrap(), "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["weighted"], true);
+    assert!(v["weights"].is_null());
+    assert_eq!(v["real_weights"]["min"], 0.5);
+    assert_eq!(v["real_weights"]["max"], 2.0);
+    assert_eq!(v["real_weights"]["avg"], 1.25);
+}

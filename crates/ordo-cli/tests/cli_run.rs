@@ -331,3 +331,51 @@ fn weighted_applications_get_weights_and_unweighted_ones_none() {
     assert_eq!(bfs["reached"], sssp["reached"]);
     assert!(bfs["max_dist"].as_u64().unwrap() < 1000, "levels, not metres: {bfs}");
 }
+
+/// A Matrix Market file of type `real` runs SSSP with real distances:
+/// verified, the report's checksums reals, `--out` reals and `inf`; an
+/// application that takes only integer weights refuses it in one line, and a
+/// negative weight is one error naming the file and line.
+#[test]
+fn sssp_on_real_weights_from_matrix_market() {
+    let dir = tempfile::tempdir().unwrap();
+    let mtx = dir.path().join("f.mtx");
+    std::fs::write(
+        &mtx,
+        "%%MatrixMarket matrix coordinate real general\n4 4 4\n1 2 0.5\n2 3 0.25\n1 3 1.0\n3 1 2e-1\n",
+    )
+    .unwrap();
+    let out = dir.path().join("dist.txt");
+    let mtx_s = mtx.to_str().unwrap();
+    for sched in ["strict", "auto", "obim"] {
+        let v = run_json(&[
+            "sssp",
+            "--graph",
+            mtx_s,
+            "--sched",
+            sched,
+            "--threads",
+            "2",
+            "--verify",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(v["verified"], true, "{sched}");
+        assert_eq!(v["reached"], 3);
+        assert_eq!(v["max_dist"], 0.75);
+        assert_eq!(v["sum_dist"], 1.25);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text, "0 0.0\n1 0.5\n2 0.75\n3 inf\n", "{sched}");
+    }
+    let e = ordo().args(["run", "mst", "--graph", mtx_s]).output().unwrap();
+    assert!(!e.status.success());
+    let stderr = String::from_utf8_lossy(&e.stderr);
+    assert!(stderr.contains("mst does not take real edge weights"), "{stderr}");
+    std::fs::write(&mtx, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 0.5\n2 1 -0.5\n")
+        .unwrap();
+    let e = ordo().args(["run", "sssp", "--graph", mtx_s]).output().unwrap();
+    assert!(!e.status.success());
+    let stderr = String::from_utf8_lossy(&e.stderr);
+    assert!(stderr.contains(&format!("{mtx_s}:4: weight -0.5 is negative")), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

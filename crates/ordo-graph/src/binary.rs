@@ -2,15 +2,15 @@
 //! the little-endian CSR arrays, written in one pass and loaded zero-copy
 //! through `mmap`.
 //!
-//! # Layout (version 1)
+//! # Layout (version 2)
 //!
 //! All integers are little-endian. The header is 64 bytes:
 //!
 //! | byte | size | field |
 //! |-----:|-----:|-------|
 //! | 0    | 8    | magic `b"ORDOGRF\0"` |
-//! | 8    | 4    | format version, `u32` = 1 |
-//! | 12   | 4    | flags, `u32`: bit 0 weighted, bit 1 coordinates present, bit 2 coordinate system (0 planar, 1 lon/lat micro-degrees); other bits must be 0 |
+//! | 8    | 4    | format version, `u32` = 2 (1 is read too) |
+//! | 12   | 4    | flags, `u32`: bit 0 weighted, bit 1 coordinates present, bit 2 coordinate system (0 planar, 1 lon/lat micro-degrees), bit 3 real weights (with bit 0; version 2 only); other bits must be 0 |
 //! | 16   | 8    | `n`, number of vertices, `u64` (at most `u32::MAX`) |
 //! | 24   | 8    | `m`, number of directed edges, `u64` |
 //! | 32   | 8    | payload checksum: XXH3-64 of every byte after the header |
@@ -19,9 +19,14 @@
 //!
 //! Then the arrays, in this order, each starting at a multiple of 8 bytes and
 //! zero-padded to a multiple of 8 bytes: `offsets` (`n + 1` × `u64`), `targets`
-//! (`m` × `u32`), `weights` (`m` × `u32`, if weighted), `x` then `y` (`n` ×
-//! `f64` each, if coordinates are present). The file ends exactly after the
-//! padding of the last array; trailing bytes are an error.
+//! (`m` × `u32`), `weights` (`m` × `u32` if weighted with integers, `m` ×
+//! `f64` with real weights), `x` then `y` (`n` × `f64` each, if coordinates
+//! are present). The file ends exactly after the padding of the last array;
+//! trailing bytes are an error.
+//!
+//! Version 1 is version 2 without bit 3: its files load unchanged, and an
+//! integer-weighted graph is written as version 2 with the same bytes but
+//! for the version field (and the header checksum).
 //!
 //! # What "validated on load" means
 //!
@@ -51,7 +56,7 @@ use std::sync::Arc;
 
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::csr::{CoordSystem, Coordinates, Graph};
+use crate::csr::{CoordSystem, Coordinates, EdgeWeights, Graph};
 use crate::error::{open_input, GraphError, Result};
 use crate::memory::{self, GraphShape};
 use crate::part::GraphPart;
@@ -59,15 +64,18 @@ use crate::storage::{Buf, Plain};
 
 /// The 8 bytes every `.ordo` file starts with.
 pub const MAGIC: [u8; 8] = *b"ORDOGRF\0";
-/// The format version this code writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this code writes (it reads this one and version 1).
+pub const VERSION: u32 = 2;
+/// The oldest format version this code reads.
+pub const OLDEST_VERSION: u32 = 1;
 /// Size of the fixed header in bytes.
 pub const HEADER_LEN: usize = 64;
 
 const FLAG_WEIGHTED: u32 = 1;
 const FLAG_COORDS: u32 = 1 << 1;
 const FLAG_LONLAT: u32 = 1 << 2;
-const KNOWN_FLAGS: u32 = FLAG_WEIGHTED | FLAG_COORDS | FLAG_LONLAT;
+const FLAG_REAL: u32 = 1 << 3;
+const KNOWN_FLAGS: u32 = FLAG_WEIGHTED | FLAG_COORDS | FLAG_LONLAT | FLAG_REAL;
 
 /// Byte offsets of the header fields (see the module docs).
 const AT_VERSION: usize = 8;
@@ -100,6 +108,8 @@ pub struct Header {
     pub version: u32,
     /// Whether a weight array is present.
     pub weighted: bool,
+    /// Whether the weights are real (`f64`) rather than `u32`.
+    pub real_weights: bool,
     /// The coordinate system, when coordinate arrays are present.
     pub coords: Option<CoordSystem>,
     /// Number of vertices.
@@ -108,6 +118,17 @@ pub struct Header {
     pub m: u64,
     /// XXH3-64 of the payload (every byte after the header).
     pub payload_checksum: u64,
+}
+
+impl Header {
+    /// Bytes of one weight.
+    fn weight_width(&self) -> u64 {
+        if self.real_weights {
+            8
+        } else {
+            4
+        }
+    }
 }
 
 /// Where each array lives in the file (byte offsets), derived from a header.
@@ -138,7 +159,7 @@ impl Layout {
         };
         let offsets = take(n.checked_add(1)?.checked_mul(8))?;
         let targets = take(m.checked_mul(4))?;
-        let weights = if header.weighted { Some(take(m.checked_mul(4))?) } else { None };
+        let weights = if header.weighted { Some(take(m.checked_mul(header.weight_width()))?) } else { None };
         let (x, y) = if header.coords.is_some() {
             (Some(take(n.checked_mul(8))?), Some(take(n.checked_mul(8))?))
         } else {
@@ -152,7 +173,7 @@ impl Layout {
     fn arrays(&self, h: &Header) -> Vec<(&'static str, usize, u64)> {
         let mut v = vec![("offsets", self.offsets, (h.n + 1) * 8), ("targets", self.targets, h.m * 4)];
         if let Some(w) = self.weights {
-            v.push(("weights", w, h.m * 4));
+            v.push(("weights", w, h.m * h.weight_width()));
         }
         if let (Some(x), Some(y)) = (self.x, self.y) {
             v.push(("x coordinates", x, h.n * 8));
@@ -193,11 +214,11 @@ fn parse_header_of(path: &Path, bytes: &[u8], file_len: u64) -> Result<(Header, 
         ));
     }
     let version = read_u32(bytes, AT_VERSION);
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(GraphError::binary(
             path,
             AT_VERSION as u64,
-            format!("unsupported format version {version} (this build reads version {VERSION})"),
+            format!("unsupported format version {version} (this build reads versions {OLDEST_VERSION} to {VERSION})"),
         ));
     }
     let stored_header_sum = read_u64(bytes, AT_HEADER_SUM);
@@ -210,7 +231,11 @@ fn parse_header_of(path: &Path, bytes: &[u8], file_len: u64) -> Result<(Header, 
         ));
     }
     let flags = read_u32(bytes, AT_FLAGS);
-    if flags & !KNOWN_FLAGS != 0 || (flags & FLAG_LONLAT != 0 && flags & FLAG_COORDS == 0) {
+    let real_without_weights = flags & FLAG_REAL != 0 && (flags & FLAG_WEIGHTED == 0 || version < 2);
+    if flags & !KNOWN_FLAGS != 0
+        || (flags & FLAG_LONLAT != 0 && flags & FLAG_COORDS == 0)
+        || real_without_weights
+    {
         return Err(GraphError::binary(path, AT_FLAGS as u64, format!("unknown flags {flags:#x}")));
     }
     if let Some(i) = bytes[AT_RESERVED..HEADER_LEN].iter().position(|&b| b != 0) {
@@ -228,6 +253,7 @@ fn parse_header_of(path: &Path, bytes: &[u8], file_len: u64) -> Result<(Header, 
     let header = Header {
         version,
         weighted: flags & FLAG_WEIGHTED != 0,
+        real_weights: flags & FLAG_REAL != 0,
         coords: (flags & FLAG_COORDS != 0).then_some(if flags & FLAG_LONLAT != 0 {
             CoordSystem::LonLatMicroDegrees
         } else {
@@ -289,6 +315,7 @@ pub(crate) fn announced(prefix: &[u8]) -> Option<(GraphShape, u64)> {
     let header = Header {
         version: read_u32(prefix, AT_VERSION),
         weighted: flags & FLAG_WEIGHTED != 0,
+        real_weights: flags & FLAG_REAL != 0,
         coords: (flags & FLAG_COORDS != 0).then_some(CoordSystem::Planar),
         n: read_u64(prefix, AT_N),
         m: read_u64(prefix, AT_M),
@@ -430,6 +457,9 @@ pub fn read_part(path: &Path, range: std::ops::Range<u32>, check: PartCheck) -> 
             targets_at + 4 * i as u64,
             format!("edge {} targets vertex {} but there are only {n} vertices", elo + i as u64, targets[i]),
         ));
+    }
+    if header.real_weights {
+        return Err(GraphError::file(path, "partial reads of a graph with real weights are not supported"));
     }
     let weights = match layout.weights {
         Some(at) => {
@@ -621,7 +651,7 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
         None
     } else {
         let (header, layout) = read_header_of(path, &file)?;
-        layout.weights.map(|at| at..at + header.m as usize * 4)
+        layout.weights.map(|at| at..at + header.m as usize * header.weight_width() as usize)
     };
     // SAFETY: the map is read-only. Mapping a file is sound as long as the
     // file is not truncated or written to while mapped; the module docs state
@@ -637,7 +667,12 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
     let unmapped = skip.map(|range| (&file, range));
     verify(path, &map, &header, &layout, check, (&offsets, &targets), unmapped)?;
     let weights = match layout.weights.filter(|_| weighted) {
-        Some(at) => Some(Buf::<u32>::mapped(Arc::clone(&map), at, m).ok_or_else(misaligned)?),
+        Some(at) if header.real_weights => {
+            Some(EdgeWeights::Real(Buf::<f64>::mapped(Arc::clone(&map), at, m).ok_or_else(misaligned)?))
+        }
+        Some(at) => {
+            Some(EdgeWeights::Int(Buf::<u32>::mapped(Arc::clone(&map), at, m).ok_or_else(misaligned)?))
+        }
         None => None,
     };
     let coords = match (header.coords, layout.x, layout.y) {
@@ -650,7 +685,7 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
         }
         _ => None,
     };
-    Graph::from_parts(offsets, targets, weights, coords)
+    Graph::from_parts_with(offsets, targets, weights, coords)
         .map_err(|e| GraphError::file(path, format!("invalid graph after validation: {e}")))
 }
 
@@ -711,7 +746,13 @@ fn from_bytes_checked(path: &Path, bytes: &[u8], check: LoadCheck) -> Result<Gra
     let offsets = decode(&bytes[layout.offsets..], n + 1, u64::from_le_bytes);
     let targets = decode(&bytes[layout.targets..], m, u32::from_le_bytes);
     verify(path, bytes, &header, &layout, check, (&offsets, &targets), None)?;
-    let weights = layout.weights.map(|at| decode(&bytes[at..], m, u32::from_le_bytes));
+    let weights = layout.weights.map(|at| {
+        if header.real_weights {
+            EdgeWeights::Real(decode(&bytes[at..], m, f64::from_le_bytes).into())
+        } else {
+            EdgeWeights::Int(decode(&bytes[at..], m, u32::from_le_bytes).into())
+        }
+    });
     let coords = match (header.coords, layout.x, layout.y) {
         (Some(system), Some(xa), Some(ya)) => {
             let x = decode(&bytes[xa..], n, f64::from_le_bytes);
@@ -722,7 +763,7 @@ fn from_bytes_checked(path: &Path, bytes: &[u8], check: LoadCheck) -> Result<Gra
         }
         _ => None,
     };
-    Graph::from_parts(offsets.into(), targets.into(), weights.map(Into::into), coords)
+    Graph::from_parts_with(offsets.into(), targets.into(), weights, coords)
         .map_err(|e| GraphError::file(path, format!("invalid graph after validation: {e}")))
 }
 
@@ -746,6 +787,9 @@ fn payload(g: &Graph) -> Vec<std::borrow::Cow<'_, [u8]>> {
     if let Some(w) = g.weights() {
         parts.push(le_bytes(w, u32::to_le_bytes));
     }
+    if let Some(w) = g.real_weights() {
+        parts.push(le_bytes(w, f64::to_le_bytes));
+    }
     if let Some(c) = g.coords() {
         parts.push(le_bytes(&c.x, f64::to_le_bytes));
         parts.push(le_bytes(&c.y, f64::to_le_bytes));
@@ -764,6 +808,9 @@ fn header_bytes(g: &Graph, payload_checksum: u64) -> [u8; HEADER_LEN] {
     let mut flags = 0;
     if g.is_weighted() {
         flags |= FLAG_WEIGHTED;
+    }
+    if g.has_real_weights() {
+        flags |= FLAG_REAL;
     }
     if let Some(c) = g.coords() {
         flags |= FLAG_COORDS;

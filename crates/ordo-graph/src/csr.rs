@@ -2,7 +2,8 @@
 //! that turns an edge list into it.
 //!
 //! Vertex ids are dense `u32` in `0..n`, edge offsets are `u64` so graphs with
-//! more than 2^32 edges fit, weights are optional `u32`. A graph is directed;
+//! more than 2^32 edges fit, weights are optional: either `u32` integers or
+//! finite non-negative `f64` reals ([`EdgeWeights`]). A graph is directed;
 //! an undirected input is stored with both directions (see
 //! [`crate::transform::symmetrize`]).
 
@@ -57,6 +58,126 @@ impl Coordinates {
     }
 }
 
+/// The edge weights of a graph: integers (the common case, and the exact
+/// path every algorithm was built on) or reals.
+///
+/// Invariant: real weights are finite and `>= 0` (checked by
+/// [`Graph::validate`]), so their IEEE bit patterns, read as unsigned
+/// integers, order exactly as the values do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EdgeWeights {
+    /// Integer weights.
+    Int(Buf<u32>),
+    /// Real weights: finite and non-negative.
+    Real(Buf<f64>),
+}
+
+impl EdgeWeights {
+    /// Number of weights.
+    pub fn len(&self) -> usize {
+        match self {
+            EdgeWeights::Int(w) => w.len(),
+            EdgeWeights::Real(w) => w.len(),
+        }
+    }
+
+    /// Whether there are no weights.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of one weight.
+    pub fn width(&self) -> usize {
+        match self {
+            EdgeWeights::Int(_) => 4,
+            EdgeWeights::Real(_) => 8,
+        }
+    }
+}
+
+/// The first real weight that is negative, NaN or infinite, as its index and
+/// a phrase completing "weight X is ...".
+pub fn first_bad_real(w: &[f64]) -> Option<(usize, &'static str)> {
+    w.iter().position(|x| !(x.is_finite() && x.is_sign_positive())).map(|i| (i, bad_real_phrase(w[i])))
+}
+
+/// Why `x` is not a valid real weight ("negative", "not a number",
+/// "infinite", "negative zero"); meaningful only for an `x` that fails the
+/// check of [`first_bad_real`]. Negative zero is refused because its sign
+/// bit would break the order of bit patterns (readers turn it into 0).
+pub fn bad_real_phrase(x: f64) -> &'static str {
+    if x.is_nan() {
+        "not a number"
+    } else if x.is_infinite() {
+        "infinite"
+    } else if x == 0.0 {
+        "negative zero"
+    } else {
+        "negative"
+    }
+}
+
+/// A weight type the graph can store, so code that only moves weights with
+/// their edges (the transforms) is written once for both kinds.
+pub trait WeightType: Copy + PartialEq + Default + Send + Sync + std::fmt::Debug + 'static {
+    /// The weight an unweighted edge counts as.
+    const ONE: Self;
+    /// This kind's weights of `g`, if `g` carries weights of this kind.
+    fn of(g: &Graph) -> Option<&[Self]>;
+    /// Wraps owned weights of this kind.
+    fn wrap(w: Buf<Self>) -> EdgeWeights
+    where
+        Self: crate::storage::Plain;
+    /// Unwraps weights of this kind (`None` for the other kind).
+    fn unwrap(w: EdgeWeights) -> Option<Buf<Self>>
+    where
+        Self: crate::storage::Plain;
+    /// A total order (for reals `f64::total_cmp`, equal to `<` on valid weights).
+    fn total_cmp(&self, other: &Self) -> std::cmp::Ordering;
+}
+
+impl WeightType for u32 {
+    const ONE: u32 = 1;
+    #[inline]
+    fn of(g: &Graph) -> Option<&[u32]> {
+        g.weights()
+    }
+    fn wrap(w: Buf<u32>) -> EdgeWeights {
+        EdgeWeights::Int(w)
+    }
+    fn unwrap(w: EdgeWeights) -> Option<Buf<u32>> {
+        match w {
+            EdgeWeights::Int(w) => Some(w),
+            EdgeWeights::Real(_) => None,
+        }
+    }
+    #[inline]
+    fn total_cmp(&self, other: &u32) -> std::cmp::Ordering {
+        self.cmp(other)
+    }
+}
+
+impl WeightType for f64 {
+    const ONE: f64 = 1.0;
+    #[inline]
+    fn of(g: &Graph) -> Option<&[f64]> {
+        g.real_weights()
+    }
+    fn wrap(w: Buf<f64>) -> EdgeWeights {
+        EdgeWeights::Real(w)
+    }
+    fn unwrap(w: EdgeWeights) -> Option<Buf<f64>> {
+        match w {
+            EdgeWeights::Real(w) => Some(w),
+            EdgeWeights::Int(_) => None,
+        }
+    }
+    #[inline]
+    fn total_cmp(&self, other: &f64) -> std::cmp::Ordering {
+        f64::total_cmp(self, other)
+    }
+}
+
 /// A directed graph in CSR form.
 ///
 /// The out-edges of vertex `v` are `targets[offsets[v] .. offsets[v + 1]]`
@@ -65,7 +186,7 @@ impl Coordinates {
 pub struct Graph {
     offsets: Buf<u64>,
     targets: Buf<u32>,
-    weights: Option<Buf<u32>>,
+    weights: Option<EdgeWeights>,
     coords: Option<Coordinates>,
 }
 
@@ -78,6 +199,17 @@ impl Graph {
         offsets: Buf<u64>,
         targets: Buf<u32>,
         weights: Option<Buf<u32>>,
+        coords: Option<Coordinates>,
+    ) -> Result<Self> {
+        Self::from_parts_with(offsets, targets, weights.map(EdgeWeights::Int), coords)
+    }
+
+    /// [`Graph::from_parts`] with weights of either kind; real weights must
+    /// be finite and `>= 0`.
+    pub fn from_parts_with(
+        offsets: Buf<u64>,
+        targets: Buf<u32>,
+        weights: Option<EdgeWeights>,
         coords: Option<Coordinates>,
     ) -> Result<Self> {
         let g = Graph { offsets, targets, weights, coords };
@@ -117,6 +249,11 @@ impl Graph {
                 "edge {i} targets vertex {} but there are only {n} vertices",
                 self.targets[i]
             )));
+        }
+        if let Some(EdgeWeights::Real(w)) = &self.weights {
+            if let Some((i, why)) = first_bad_real(w) {
+                return Err(GraphError::Invalid(format!("edge {i}: weight {} is {why}", w[i])));
+            }
         }
         if let Some(w) = &self.weights {
             if w.len() != self.targets.len() {
@@ -171,24 +308,45 @@ impl Graph {
         &self.targets[self.edge_range(v)]
     }
 
-    /// Weights of `v`'s out-edges, aligned with [`Graph::neighbors`].
+    /// Integer weights of `v`'s out-edges, aligned with [`Graph::neighbors`]
+    /// (`None` when unweighted or real-weighted).
     #[inline]
     pub fn edge_weights(&self, v: VertexId) -> Option<&[Weight]> {
         let r = self.edge_range(v);
-        self.weights.as_deref().map(|w| &w[r])
+        self.weights().map(|w| &w[r])
     }
 
-    /// Out-edges of `v` as `(target, weight)`; weight 1 when unweighted.
+    /// Real weights of `v`'s out-edges (`None` unless real-weighted).
+    #[inline]
+    pub fn edge_real_weights(&self, v: VertexId) -> Option<&[f64]> {
+        let r = self.edge_range(v);
+        self.real_weights().map(|w| &w[r])
+    }
+
+    /// Out-edges of `v` as `(target, weight)` with the integer weights;
+    /// weight 1 when unweighted. Real weights are not seen here (they read
+    /// as 1 too): code that must honour them checks [`Graph::real_weights`].
     #[inline]
     pub fn weighted_neighbors(&self, v: VertexId) -> impl Iterator<Item = (VertexId, Weight)> + '_ {
-        let r = self.edge_range(v);
-        let t = &self.targets[r.clone()];
-        let w = self.weights.as_deref().map(|w| &w[r]);
-        t.iter().enumerate().map(move |(i, &t)| (t, w.map_or(1, |w| w[i])))
+        self.weighted_neighbors_as::<Weight>(v)
     }
 
-    /// All edges `(source, target, weight)` in CSR order; weight 1 when
-    /// unweighted.
+    /// Out-edges of `v` as `(target, weight)` with the weights of kind `W`;
+    /// `W::ONE` when the graph carries no weights of that kind.
+    #[inline]
+    pub fn weighted_neighbors_as<W: WeightType>(
+        &self,
+        v: VertexId,
+    ) -> impl Iterator<Item = (VertexId, W)> + '_ {
+        let r = self.edge_range(v);
+        let t = &self.targets[r.clone()];
+        let w = W::of(self).map(|w| &w[r]);
+        t.iter().enumerate().map(move |(i, &t)| (t, w.map_or(W::ONE, |w| w[i])))
+    }
+
+    /// All edges `(source, target, weight)` in CSR order with the integer
+    /// weights; weight 1 when unweighted (or real-weighted, see
+    /// [`Graph::weighted_neighbors`]).
     pub fn edges(&self) -> impl Iterator<Item = (VertexId, VertexId, Weight)> + '_ {
         (0..self.num_vertices() as u32)
             .flat_map(move |u| self.weighted_neighbors(u).map(move |(v, w)| (u, v, w)))
@@ -204,14 +362,39 @@ impl Graph {
         &self.targets
     }
 
-    /// The weight array (`m` entries), if the graph is weighted.
+    /// The integer weight array (`m` entries), if the graph has integer
+    /// weights.
+    #[inline]
     pub fn weights(&self) -> Option<&[Weight]> {
-        self.weights.as_deref()
+        match &self.weights {
+            Some(EdgeWeights::Int(w)) => Some(w),
+            _ => None,
+        }
     }
 
-    /// Whether edges carry weights.
+    /// The real weight array (`m` entries, finite and `>= 0`), if the graph
+    /// has real weights.
+    #[inline]
+    pub fn real_weights(&self) -> Option<&[f64]> {
+        match &self.weights {
+            Some(EdgeWeights::Real(w)) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The weights of either kind.
+    pub fn edge_weights_any(&self) -> Option<&EdgeWeights> {
+        self.weights.as_ref()
+    }
+
+    /// Whether edges carry weights (of either kind).
     pub fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+
+    /// Whether edges carry real weights.
+    pub fn has_real_weights(&self) -> bool {
+        matches!(self.weights, Some(EdgeWeights::Real(_)))
     }
 
     /// Vertex coordinates, if known.
@@ -228,7 +411,28 @@ impl Graph {
                 self.num_edges()
             )));
         }
-        self.weights = Some(weights.into());
+        self.weights = Some(EdgeWeights::Int(weights.into()));
+        Ok(())
+    }
+
+    /// Replaces the edge weights by real ones (one per edge, in CSR order,
+    /// finite and `>= 0`).
+    pub fn set_real_weights(&mut self, weights: Vec<f64>) -> Result<()> {
+        if weights.len() != self.num_edges() {
+            return Err(GraphError::Invalid(format!(
+                "{} weights for {} edges",
+                weights.len(),
+                self.num_edges()
+            )));
+        }
+        let mut weights = weights;
+        for w in &mut weights {
+            *w += 0.0; // -0.0 + 0.0 == +0.0: no negative zero is stored
+        }
+        if let Some((i, why)) = first_bad_real(&weights) {
+            return Err(GraphError::Invalid(format!("edge {i}: weight {} is {why}", weights[i])));
+        }
+        self.weights = Some(EdgeWeights::Real(weights.into()));
         Ok(())
     }
 
@@ -257,7 +461,7 @@ impl Graph {
     pub(crate) fn from_valid_parts(
         offsets: Buf<u64>,
         targets: Buf<u32>,
-        weights: Option<Buf<u32>>,
+        weights: Option<EdgeWeights>,
         coords: Option<Coordinates>,
     ) -> Self {
         let g = Graph { offsets, targets, weights, coords };
@@ -266,7 +470,7 @@ impl Graph {
     }
 
     /// Decomposes the graph into its arrays.
-    pub fn into_parts(self) -> (Buf<u64>, Buf<u32>, Option<Buf<u32>>, Option<Coordinates>) {
+    pub fn into_parts(self) -> (Buf<u64>, Buf<u32>, Option<EdgeWeights>, Option<Coordinates>) {
         (self.offsets, self.targets, self.weights, self.coords)
     }
 
@@ -274,7 +478,7 @@ impl Graph {
     pub fn memory_bytes(&self) -> usize {
         self.offsets.len() * 8
             + self.targets.len() * 4
-            + self.weights.as_ref().map_or(0, |w| w.len() * 4)
+            + self.weights.as_ref().map_or(0, |w| w.len() * w.width())
             + self.coords.as_ref().map_or(0, |c| c.len() * 16)
     }
 }
@@ -290,8 +494,11 @@ pub struct EdgeList {
     pub src: Vec<VertexId>,
     /// Target of each edge.
     pub dst: Vec<VertexId>,
-    /// Weight of each edge, if weighted.
+    /// Integer weight of each edge, if weighted with integers.
     pub weights: Option<Vec<Weight>>,
+    /// Real weight of each edge, if weighted with reals (then `weights` is
+    /// `None`); finite and `>= 0`, checked when the graph is built.
+    pub real_weights: Option<Vec<f64>>,
     /// Coordinates of the vertices, if known.
     pub coords: Option<Coordinates>,
 }
@@ -322,6 +529,18 @@ impl EdgeList {
         }
     }
 
+    /// Appends an edge with a real weight to a real-weighted list (see
+    /// [`EdgeList::real_weights`]); the weight is ignored for a list without
+    /// real weights.
+    #[inline]
+    pub fn push_real(&mut self, u: VertexId, v: VertexId, weight: f64) {
+        self.src.push(u);
+        self.dst.push(v);
+        if let Some(w) = &mut self.real_weights {
+            w.push(weight);
+        }
+    }
+
     /// Builds the CSR graph by a counting sort on the source. The sort is
     /// stable: the out-edges of each vertex keep their order in the list, so
     /// writing a graph out in CSR order and reading it back gives the same
@@ -335,13 +554,18 @@ impl EdgeList {
     /// 1.5 times for weighted ones. An input already sorted by source moves
     /// nothing. (More than 2^32 edges fall back to an out-of-place scatter.)
     pub fn into_graph(self) -> Result<Graph> {
-        let EdgeList { num_vertices: n, mut src, mut dst, mut weights, coords } = self;
+        let EdgeList { num_vertices: n, mut src, mut dst, mut weights, mut real_weights, coords } = self;
         if n > u32::MAX as usize {
             return Err(GraphError::Invalid(format!("{n} vertices exceed the u32 id range")));
         }
         if let Some(w) = &weights {
             if w.len() != src.len() {
                 return Err(GraphError::Invalid(format!("{} weights for {} edges", w.len(), src.len())));
+            }
+        }
+        if let Some(w) = &real_weights {
+            if w.len() != src.len() || weights.is_some() {
+                return Err(GraphError::Invalid(format!("{} real weights for {} edges", w.len(), src.len())));
             }
         }
         if src.len() != dst.len() {
@@ -364,6 +588,10 @@ impl EdgeList {
             offsets[i + 1] += offsets[i];
         }
         if m > u32::MAX as usize {
+            let weights = match real_weights {
+                Some(w) => Some(Err(w)),
+                None => weights.map(Ok),
+            };
             return Self::scatter_out_of_place(offsets, src, dst, weights, coords);
         }
         // src[i] := CSR slot of edge i, using offsets[u] as u's cursor; the
@@ -388,12 +616,19 @@ impl EdgeList {
                     if let Some(w) = &mut weights {
                         w.swap(i, j);
                     }
+                    if let Some(w) = &mut real_weights {
+                        w.swap(i, j);
+                    }
                     slot.swap(i, j);
                 }
             }
         }
         drop(src);
-        Graph::from_parts(offsets.into(), dst.into(), weights.map(Into::into), coords)
+        let weights = match real_weights {
+            Some(w) => Some(EdgeWeights::Real(w.into())),
+            None => weights.map(|w| EdgeWeights::Int(w.into())),
+        };
+        Graph::from_parts_with(offsets.into(), dst.into(), weights, coords)
     }
 
     /// The stable scatter of [`EdgeList::into_graph`] into fresh arrays, for
@@ -402,37 +637,44 @@ impl EdgeList {
         offsets: Vec<u64>,
         src: Vec<VertexId>,
         dst: Vec<VertexId>,
-        weights: Option<Vec<Weight>>,
+        weights: Option<std::result::Result<Vec<Weight>, Vec<f64>>>,
         coords: Option<Coordinates>,
     ) -> Result<Graph> {
         let n = offsets.len() - 1;
         let m = src.len();
         let mut cursor = try_filled(0u64, n, "the scatter cursors")?;
-        cursor.copy_from_slice(&offsets[..n]);
-        let mut targets = try_filled(0u32, m, "the edge targets")?;
-        for (&u, &v) in src.iter().zip(&dst) {
-            let slot = &mut cursor[u as usize];
-            targets[*slot as usize] = v;
-            *slot += 1;
-        }
-        drop(dst);
-        let mut weight_slots = match &weights {
-            Some(_) => Some(try_filled(0u32, m, "the edge weights")?),
-            None => None,
-        };
-        let weights = weights.map(|w| {
+        let scatter = |cursor: &mut [u64], values: &[u32], out: &mut [u32]| {
             cursor.copy_from_slice(&offsets[..n]);
-            let mut out = weight_slots.take().expect("allocated above");
-            for (&u, &wt) in src.iter().zip(&w) {
+            for (&u, &x) in src.iter().zip(values) {
                 let slot = &mut cursor[u as usize];
-                out[*slot as usize] = wt;
+                out[*slot as usize] = x;
                 *slot += 1;
             }
-            out
-        });
+        };
+        let mut targets = try_filled(0u32, m, "the edge targets")?;
+        scatter(&mut cursor, &dst, &mut targets);
+        drop(dst);
+        let weights = match weights {
+            None => None,
+            Some(Ok(w)) => {
+                let mut out = try_filled(0u32, m, "the edge weights")?;
+                scatter(&mut cursor, &w, &mut out);
+                Some(EdgeWeights::Int(out.into()))
+            }
+            Some(Err(w)) => {
+                let mut out = try_filled(0f64, m, "the edge weights")?;
+                cursor.copy_from_slice(&offsets[..n]);
+                for (&u, &x) in src.iter().zip(&w) {
+                    let slot = &mut cursor[u as usize];
+                    out[*slot as usize] = x;
+                    *slot += 1;
+                }
+                Some(EdgeWeights::Real(out.into()))
+            }
+        };
         drop(src);
         drop(cursor);
-        Graph::from_parts(offsets.into(), targets.into(), weights.map(Into::into), coords)
+        Graph::from_parts_with(offsets.into(), targets.into(), weights, coords)
     }
 }
 
@@ -473,8 +715,19 @@ mod tests {
             .collect();
         reference.sort_by_key(|e| e.0); // stable
         let unweighted = EdgeList { weights: None, ..el.clone() }.into_graph().unwrap();
+        let real = EdgeList {
+            real_weights: el.weights.as_ref().map(|w| w.iter().map(|&x| x as f64 / 8.0).collect()),
+            weights: None,
+            ..el.clone()
+        }
+        .into_graph()
+        .unwrap();
         let g = el.into_graph().unwrap();
         assert_eq!(g.edges().collect::<Vec<_>>(), reference);
+        let real_ref: Vec<f64> = reference.iter().map(|e| e.2 as f64 / 8.0).collect();
+        assert_eq!(real.real_weights().unwrap(), &real_ref[..]);
+        assert_eq!(real.weights(), None);
+        assert_eq!(real.targets(), g.targets());
         assert_eq!(unweighted.targets(), g.targets());
         assert_eq!(unweighted.offsets(), g.offsets());
         for u in 0..n {
@@ -487,6 +740,19 @@ mod tests {
         let mut el = EdgeList::new(2, false);
         el.push(0, 2, 1);
         assert!(el.into_graph().is_err());
+    }
+
+    #[test]
+    fn real_weights_must_be_finite_and_non_negative() {
+        let mut g = Graph::from_parts(vec![0u64, 1, 2].into(), vec![1u32, 0].into(), None, None).unwrap();
+        g.set_real_weights(vec![0.5, 0.0]).unwrap();
+        assert_eq!(g.real_weights(), Some(&[0.5, 0.0][..]));
+        assert!(g.is_weighted() && g.has_real_weights() && g.weights().is_none());
+        for (bad, why) in [(-0.5, "negative"), (f64::NAN, "not a number"), (f64::INFINITY, "infinite")] {
+            let e = g.set_real_weights(vec![1.0, bad]).unwrap_err().to_string();
+            assert!(e.contains(&format!("edge 1: weight {bad} is {why}")), "{e}");
+        }
+        assert_eq!(g.real_weights(), Some(&[0.5, 0.0][..]));
     }
 
     #[test]

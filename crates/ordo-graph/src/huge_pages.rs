@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use memmap2::MmapOptions;
 
-use crate::csr::Graph;
+use crate::csr::{EdgeWeights, Graph};
 use crate::storage::{Buf, Plain};
 
 /// The size of a transparent huge page on x86-64 and most arm64 kernels.
@@ -110,7 +110,11 @@ impl Graph {
         let (offsets, targets, weights, coords) = self.into_parts();
         let offsets = copy_to_huge_pages(&offsets)?;
         let targets = copy_to_huge_pages(&targets)?;
-        let weights = weights.map(|w| copy_to_huge_pages(&w)).transpose()?;
+        let weights = match weights {
+            None => None,
+            Some(EdgeWeights::Int(w)) => Some(EdgeWeights::Int(copy_to_huge_pages(&w)?)),
+            Some(EdgeWeights::Real(w)) => Some(EdgeWeights::Real(copy_to_huge_pages(&w)?)),
+        };
         Ok(Graph::from_valid_parts(offsets, targets, weights, coords))
     }
 
@@ -123,6 +127,7 @@ impl Graph {
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         let mut ranges = vec![byte_range(self.offsets()), byte_range(self.targets())];
         ranges.extend(self.weights().map(byte_range));
+        ranges.extend(self.real_weights().map(byte_range));
         Some(huge_bytes(&smaps, &ranges).min(self.huge_page_candidate_bytes()))
     }
 
@@ -131,7 +136,8 @@ impl Graph {
     pub fn huge_page_candidate_bytes(&self) -> u64 {
         let bytes = std::mem::size_of_val(self.offsets())
             + std::mem::size_of_val(self.targets())
-            + self.weights().map_or(0, std::mem::size_of_val);
+            + self.weights().map_or(0, std::mem::size_of_val)
+            + self.real_weights().map_or(0, std::mem::size_of_val);
         bytes as u64
     }
 }

@@ -6,7 +6,8 @@
 //! each adjacency list where stated), keeps edge weights with their edges and
 //! carries the coordinates along (relabelled where vertices move).
 
-use crate::csr::{Coordinates, EdgeList, Graph, VertexId, Weight};
+use crate::csr::{Coordinates, EdgeList, Graph, VertexId, Weight, WeightType};
+use crate::storage::Plain;
 use crate::union_find::UnionFind;
 
 /// Prefix sums of `counts` into `n + 1` offsets.
@@ -22,14 +23,22 @@ fn offsets_from_counts(counts: &[u64]) -> Vec<u64> {
 }
 
 /// Assembles a graph whose arrays this module built (so they are valid).
-fn assemble(
+fn assemble<W: WeightType + Plain>(
     offsets: Vec<u64>,
     targets: Vec<VertexId>,
-    weights: Option<Vec<Weight>>,
+    weights: Option<Vec<W>>,
     coords: Option<Coordinates>,
 ) -> Graph {
-    Graph::from_parts(offsets.into(), targets.into(), weights.map(Into::into), coords)
+    Graph::from_parts_with(offsets.into(), targets.into(), weights.map(|w| W::wrap(w.into())), coords)
         .expect("transform produced an invalid CSR (bug)")
+}
+
+/// Runs the weight-generic body `f` for the kind of weights `g` carries
+/// (integer weights, and unweighted graphs, take the `u32` instance).
+macro_rules! by_kind {
+    ($g:expr, $f:ident ( $($arg:expr),* )) => {
+        if $g.has_real_weights() { $f::<f64>($($arg),*) } else { $f::<u32>($($arg),*) }
+    };
 }
 
 /// The transpose: edge `(u, v, w)` becomes `(v, u, w)`. The in-edges of each
@@ -37,6 +46,10 @@ fn assemble(
 /// sort), so `transpose(transpose(g))` equals `g` when every adjacency list of
 /// `g` is sorted.
 pub fn transpose(g: &Graph) -> Graph {
+    by_kind!(g, transpose_w(g))
+}
+
+fn transpose_w<W: WeightType + Plain>(g: &Graph) -> Graph {
     let n = g.num_vertices();
     let mut counts = vec![0u64; n];
     for &t in g.targets() {
@@ -46,7 +59,7 @@ pub fn transpose(g: &Graph) -> Graph {
     let mut cursor: Vec<u64> = offsets[..n].to_vec();
     let m = g.num_edges();
     let mut targets = vec![0 as VertexId; m];
-    let mut weights = g.weights().map(|_| vec![0 as Weight; m]);
+    let mut weights = W::of(g).map(|_| vec![W::default(); m]);
     for u in 0..n as VertexId {
         let r = g.edge_range(u);
         for e in r {
@@ -54,7 +67,7 @@ pub fn transpose(g: &Graph) -> Graph {
             let slot = cursor[v] as usize;
             cursor[v] += 1;
             targets[slot] = u;
-            if let (Some(out), Some(w)) = (weights.as_mut(), g.weights()) {
+            if let (Some(out), Some(w)) = (weights.as_mut(), W::of(g)) {
                 out[slot] = w[e];
             }
         }
@@ -70,6 +83,10 @@ pub fn transpose(g: &Graph) -> Graph {
 /// simple graph. The out-edges of `u` are its original out-edges followed by
 /// its reversed in-edges.
 pub fn symmetrize(g: &Graph) -> Graph {
+    by_kind!(g, symmetrize_w(g))
+}
+
+fn symmetrize_w<W: WeightType + Plain>(g: &Graph) -> Graph {
     let n = g.num_vertices();
     let mut counts: Vec<u64> = (0..n as VertexId).map(|u| g.degree(u) as u64).collect();
     for u in 0..n as VertexId {
@@ -82,14 +99,14 @@ pub fn symmetrize(g: &Graph) -> Graph {
     let offsets = offsets_from_counts(&counts);
     let m = offsets[n] as usize;
     let mut targets = vec![0 as VertexId; m];
-    let mut weights = g.weights().map(|_| vec![0 as Weight; m]);
+    let mut weights = W::of(g).map(|_| vec![W::default(); m]);
     let mut cursor: Vec<u64> = offsets[..n].to_vec();
     // Original edges first, so each list starts with the vertex's own edges.
     for u in 0..n as VertexId {
         let r = g.edge_range(u);
         let start = cursor[u as usize] as usize;
         targets[start..start + r.len()].copy_from_slice(&g.targets()[r.clone()]);
-        if let (Some(out), Some(w)) = (weights.as_mut(), g.weights()) {
+        if let (Some(out), Some(w)) = (weights.as_mut(), W::of(g)) {
             out[start..start + r.len()].copy_from_slice(&w[r.clone()]);
         }
         cursor[u as usize] += r.len() as u64;
@@ -103,7 +120,7 @@ pub fn symmetrize(g: &Graph) -> Graph {
             let slot = cursor[v as usize] as usize;
             cursor[v as usize] += 1;
             targets[slot] = u;
-            if let (Some(out), Some(w)) = (weights.as_mut(), g.weights()) {
+            if let (Some(out), Some(w)) = (weights.as_mut(), W::of(g)) {
                 out[slot] = w[e];
             }
         }
@@ -111,8 +128,42 @@ pub fn symmetrize(g: &Graph) -> Graph {
     assemble(offsets, targets, weights, g.coords().cloned())
 }
 
-/// Keeps only the edges for which `keep(source, target, weight)` holds.
-pub fn filter_edges(g: &Graph, mut keep: impl FnMut(VertexId, VertexId, Weight) -> bool) -> Graph {
+/// Keeps only the edges for which `keep(source, target, weight)` holds. The
+/// closure sees the integer weight (1 on an unweighted graph, and on a
+/// real-weighted one, whose real weights are kept with their edges).
+pub fn filter_edges(g: &Graph, keep: impl FnMut(VertexId, VertexId, Weight) -> bool) -> Graph {
+    match g.real_weights() {
+        Some(real) => filter_edges_real(g, real, keep),
+        None => filter_edges_int(g, keep),
+    }
+}
+
+/// [`filter_edges`] of a real-weighted graph.
+fn filter_edges_real(
+    g: &Graph,
+    real: &[f64],
+    mut keep: impl FnMut(VertexId, VertexId, Weight) -> bool,
+) -> Graph {
+    let n = g.num_vertices();
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::with_capacity(g.num_edges());
+    let mut weights = Vec::with_capacity(g.num_edges());
+    for u in 0..n as VertexId {
+        for e in g.edge_range(u) {
+            let v = g.targets()[e];
+            if keep(u, v, 1) {
+                targets.push(v);
+                weights.push(real[e]);
+            }
+        }
+        offsets.push(targets.len() as u64);
+    }
+    assemble(offsets, targets, Some(weights), g.coords().cloned())
+}
+
+/// [`filter_edges`] of an unweighted or integer-weighted graph.
+fn filter_edges_int(g: &Graph, mut keep: impl FnMut(VertexId, VertexId, Weight) -> bool) -> Graph {
     let n = g.num_vertices();
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
@@ -148,16 +199,20 @@ pub fn dedup_edges(g: &Graph) -> Graph {
 /// least-weight, edge to each target; self loops kept only if `keep_loops`.
 /// One pass, so the peak is two graphs (see `memory::LoadPlan::simplify`).
 fn sorted_without_repeats(g: &Graph, keep_loops: bool) -> Graph {
+    by_kind!(g, sorted_without_repeats_w(g, keep_loops))
+}
+
+fn sorted_without_repeats_w<W: WeightType + Plain>(g: &Graph, keep_loops: bool) -> Graph {
     let n = g.num_vertices();
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
     let mut targets = Vec::with_capacity(g.num_edges());
-    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
-    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    let mut weights = W::of(g).map(|_| Vec::with_capacity(g.num_edges()));
+    let mut list: Vec<(VertexId, W)> = Vec::new();
     for u in 0..n as VertexId {
         list.clear();
-        list.extend(g.weighted_neighbors(u).filter(|&(v, _)| keep_loops || v != u));
-        list.sort_unstable();
+        list.extend(g.weighted_neighbors_as::<W>(u).filter(|&(v, _)| keep_loops || v != u));
+        list.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         list.dedup_by_key(|&mut (v, _)| v);
         for &(v, w) in &list {
             targets.push(v);
@@ -194,11 +249,16 @@ pub fn simplify_owned(g: Graph) -> Graph {
 /// is rewritten in the same pass, `offsets[v + 1]` read before it is
 /// replaced.
 fn sorted_without_repeats_in_place(g: Graph, keep_loops: bool) -> Graph {
+    by_kind!(g, sorted_without_repeats_in_place_w(g, keep_loops))
+}
+
+fn sorted_without_repeats_in_place_w<W: WeightType + Plain>(g: Graph, keep_loops: bool) -> Graph {
     let (offsets, targets, weights, coords) = g.into_parts();
     let (mut offsets, mut targets) = (offsets.into_vec(), targets.into_vec());
-    let mut weights = weights.map(|w| w.into_vec());
+    let mut weights: Option<Vec<W>> =
+        weights.map(|w| W::unwrap(w).expect("weights of the kind dispatched on").into_vec());
     let n = offsets.len() - 1;
-    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    let mut list: Vec<(VertexId, W)> = Vec::new();
     let mut end = 0usize;
     // The original offsets[u]: the array holds the new one by now.
     let mut start = 0usize;
@@ -206,11 +266,11 @@ fn sorted_without_repeats_in_place(g: Graph, keep_loops: bool) -> Graph {
         let next = offsets[u + 1] as usize;
         debug_assert!(end <= start, "a compacted list ends before the next one starts");
         list.clear();
-        let weight = |e: usize| weights.as_ref().map_or(1, |w| w[e]);
+        let weight = |e: usize| weights.as_ref().map_or(W::ONE, |w| w[e]);
         list.extend(
             (start..next).map(|e| (targets[e], weight(e))).filter(|&(v, _)| keep_loops || v as usize != u),
         );
-        list.sort_unstable();
+        list.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         list.dedup_by_key(|&mut (v, _)| v);
         for &(v, w) in &list {
             targets[end] = v;
@@ -234,14 +294,18 @@ fn sorted_without_repeats_in_place(g: Graph, keep_loops: bool) -> Graph {
 
 /// Sorts every adjacency list by target (then weight), keeping all edges.
 pub fn sort_adjacency(g: &Graph) -> Graph {
+    by_kind!(g, sort_adjacency_w(g))
+}
+
+fn sort_adjacency_w<W: WeightType + Plain>(g: &Graph) -> Graph {
     let n = g.num_vertices();
     let mut targets = Vec::with_capacity(g.num_edges());
-    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
-    let mut list: Vec<(VertexId, Weight)> = Vec::new();
+    let mut weights = W::of(g).map(|_| Vec::with_capacity(g.num_edges()));
+    let mut list: Vec<(VertexId, W)> = Vec::new();
     for u in 0..n as VertexId {
         list.clear();
-        list.extend(g.weighted_neighbors(u));
-        list.sort_unstable();
+        list.extend(g.weighted_neighbors_as::<W>(u));
+        list.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         for &(v, w) in &list {
             targets.push(v);
             if let Some(ws) = weights.as_mut() {
@@ -278,6 +342,10 @@ pub fn symmetrize_simple(g: &Graph) -> Graph {
 /// reverse of every edge present with the same weight. `O(m log d)` time
 /// (a binary search per edge) and no memory beyond the graph.
 pub fn is_simple_undirected(g: &Graph) -> bool {
+    by_kind!(g, is_simple_undirected_w(g))
+}
+
+fn is_simple_undirected_w<W: WeightType + Plain>(g: &Graph) -> bool {
     let n = g.num_vertices() as VertexId;
     let sorted_without_loops = (0..n).all(|u| {
         let list = g.neighbors(u);
@@ -285,8 +353,8 @@ pub fn is_simple_undirected(g: &Graph) -> bool {
     });
     sorted_without_loops
         && (0..n).all(|u| {
-            g.weighted_neighbors(u).all(|(v, w)| match g.neighbors(v).binary_search(&u) {
-                Ok(i) => g.edge_weights(v).is_none_or(|ws| ws[i] == w),
+            g.weighted_neighbors_as::<W>(u).all(|(v, w)| match g.neighbors(v).binary_search(&u) {
+                Ok(i) => W::of(g).is_none_or(|ws| ws[g.edge_range(v).start + i] == w),
                 Err(_) => false,
             })
         })
@@ -304,11 +372,19 @@ pub(crate) fn symmetrize_edge_list(mut el: EdgeList) -> crate::Result<Graph> {
     if let Some(w) = &mut el.weights {
         w.reserve_exact(m - loops);
     }
+    if let Some(w) = &mut el.real_weights {
+        w.reserve_exact(m - loops);
+    }
     for i in 0..m {
         let (u, v) = (el.src[i], el.dst[i]);
         if u != v {
-            let w = el.weights.as_ref().map_or(0, |w| w[i]);
-            el.push(v, u, w);
+            if let Some(real) = &el.real_weights {
+                let w = real[i];
+                el.push_real(v, u, w);
+            } else {
+                let w = el.weights.as_ref().map_or(0, |w| w[i]);
+                el.push(v, u, w);
+            }
         }
     }
     Ok(dedup_edges_owned(el.into_graph()?))
@@ -318,6 +394,10 @@ pub(crate) fn symmetrize_edge_list(mut el: EdgeList) -> crate::Result<Graph> {
 /// permutation of `0..n` (checked; an error names the first bad entry). Each
 /// adjacency list keeps its order; coordinates move with their vertices.
 pub fn permute(g: &Graph, new_id: &[VertexId]) -> crate::Result<Graph> {
+    by_kind!(g, permute_w(g, new_id))
+}
+
+fn permute_w<W: WeightType + Plain>(g: &Graph, new_id: &[VertexId]) -> crate::Result<Graph> {
     let n = g.num_vertices();
     if new_id.len() != n {
         return Err(crate::GraphError::Invalid(format!(
@@ -337,10 +417,10 @@ pub fn permute(g: &Graph, new_id: &[VertexId]) -> crate::Result<Graph> {
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
     let mut targets = Vec::with_capacity(g.num_edges());
-    let mut weights = g.weights().map(|_| Vec::with_capacity(g.num_edges()));
+    let mut weights = W::of(g).map(|_| Vec::with_capacity(g.num_edges()));
     for &old in &old_of_new {
         targets.extend(g.neighbors(old).iter().map(|&v| new_id[v as usize]));
-        if let (Some(ws), Some(w)) = (weights.as_mut(), g.edge_weights(old)) {
+        if let (Some(ws), Some(w)) = (weights.as_mut(), W::of(g).map(|w| &w[g.edge_range(old)])) {
             ws.extend_from_slice(w);
         }
         offsets.push(targets.len() as u64);
@@ -359,6 +439,10 @@ pub fn permute(g: &Graph, new_id: &[VertexId]) -> crate::Result<Graph> {
 /// # Panics
 /// If `keep.len()` differs from the vertex count (a programming error).
 pub fn induced_subgraph(g: &Graph, keep: &[bool]) -> (Graph, Vec<VertexId>) {
+    by_kind!(g, induced_subgraph_w(g, keep))
+}
+
+fn induced_subgraph_w<W: WeightType + Plain>(g: &Graph, keep: &[bool]) -> (Graph, Vec<VertexId>) {
     let n = g.num_vertices();
     assert_eq!(keep.len(), n, "keep mask has {} entries for {n} vertices", keep.len());
     let mut new_id = vec![VertexId::MAX; n];
@@ -372,9 +456,9 @@ pub fn induced_subgraph(g: &Graph, keep: &[bool]) -> (Graph, Vec<VertexId>) {
     let mut offsets = Vec::with_capacity(old_ids.len() + 1);
     offsets.push(0u64);
     let mut targets = Vec::new();
-    let mut weights = g.weights().map(|_| Vec::new());
+    let mut weights = W::of(g).map(|_| Vec::new());
     for &old in &old_ids {
-        for (v, w) in g.weighted_neighbors(old) {
+        for (v, w) in g.weighted_neighbors_as::<W>(old) {
             if keep[v as usize] {
                 targets.push(new_id[v as usize]);
                 if let Some(ws) = weights.as_mut() {

@@ -7,7 +7,8 @@
 //! seed), so both directions of an undirected edge always get the same
 //! weight, whatever order the file lists them in and whether the graph was
 //! symmetrized before or after. Uniform weights: a `Xoshiro256PlusPlus`
-//! seeded from `seed` mixed with the pair draws one value in `lo..=hi`.
+//! seeded from `seed` mixed with the pair draws one value in `lo..=hi`
+//! (integers) or one `f64` in `[lo, hi)` (`uniform-real`, real weights).
 
 use std::fmt;
 use std::str::FromStr;
@@ -43,6 +44,20 @@ pub enum WeightSpec {
         /// Random seed.
         seed: u64,
     },
+    /// Seeded uniform random real weights in `[lo, hi)` (replaces existing
+    /// weights; the graph gets real weights), the same for both directions of
+    /// an edge; see [`crate::weights::uniform_real_pair_weight`]. The bounds
+    /// are held as `f64` bit patterns so the spec stays `Eq`; build it with
+    /// [`WeightSpec::uniform_real`].
+    UniformReal {
+        /// Bits of the smallest weight (finite, `>= 0`).
+        lo_bits: u64,
+        /// Bits of the bound above every weight (finite, `>= lo`; a range
+        /// with `lo == hi` gives `lo` everywhere).
+        hi_bits: u64,
+        /// Random seed.
+        seed: u64,
+    },
     /// `max(1, round(length))` of the edge from the vertex coordinates
     /// (Euclidean for planar coordinates, great-circle metres for DIMACS
     /// longitude/latitude); replaces existing weights.
@@ -71,6 +86,16 @@ impl WeightSpec {
     }
 }
 
+impl WeightSpec {
+    /// The `uniform-real` rule on `[lo, hi)`: both finite, `0 <= lo <= hi`.
+    pub fn uniform_real(lo: f64, hi: f64, seed: u64) -> std::result::Result<Self, String> {
+        if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && lo <= hi) {
+            return Err(format!("uniform-real weights need finite 0 <= LO <= HI, got {lo}..{hi}"));
+        }
+        Ok(WeightSpec::UniformReal { lo_bits: (lo + 0.0).to_bits(), hi_bits: hi.to_bits(), seed })
+    }
+}
+
 impl FromStr for WeightSpec {
     type Err = String;
 
@@ -79,7 +104,8 @@ impl FromStr for WeightSpec {
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         let bad = || {
             format!(
-                "bad weight spec '{s}' (expected keep, none, unit, uniform:LO..HI[:seed=S], euclid, euclid-ceil, scale:NUM[/DEN])"
+                "bad weight spec '{s}' (expected keep, none, unit, uniform:LO..HI[:seed=S], \
+                 uniform-real:LO..HI[:seed=S], euclid, euclid-ceil, scale:NUM[/DEN])"
             )
         };
         match s {
@@ -98,6 +124,17 @@ impl FromStr for WeightSpec {
                 return Err(format!("bad weight spec '{s}': the denominator must be positive"));
             }
             return Ok(WeightSpec::Scale { num, den });
+        }
+        if let Some(rest) = s.strip_prefix("uniform-real:") {
+            let mut parts = rest.split(':');
+            let (lo, hi) = parts.next().and_then(|r| r.split_once("..")).ok_or_else(bad)?;
+            let lo: f64 = lo.parse().map_err(|_| bad())?;
+            let hi: f64 = hi.parse().map_err(|_| bad())?;
+            let mut seed = 1u64;
+            for p in parts {
+                seed = p.strip_prefix("seed=").ok_or_else(bad)?.parse().map_err(|_| bad())?;
+            }
+            return WeightSpec::uniform_real(lo, hi, seed).map_err(|e| format!("bad weight spec '{s}': {e}"));
         }
         let rest = s.strip_prefix("uniform:").ok_or_else(bad)?;
         let mut parts = rest.split(':');
@@ -125,6 +162,14 @@ impl fmt::Display for WeightSpec {
             WeightSpec::Drop => f.write_str("none"),
             WeightSpec::Unit => f.write_str("unit"),
             WeightSpec::Uniform { lo, hi, seed } => write!(f, "uniform:{lo}..{hi}:seed={seed}"),
+            WeightSpec::UniformReal { lo_bits, hi_bits, seed } => {
+                write!(
+                    f,
+                    "uniform-real:{:?}..{:?}:seed={seed}",
+                    f64::from_bits(*lo_bits),
+                    f64::from_bits(*hi_bits)
+                )
+            }
             WeightSpec::Euclidean => f.write_str("euclid"),
             WeightSpec::EuclideanCeil => f.write_str("euclid-ceil"),
             WeightSpec::Scale { num, den } => write!(f, "scale:{num}/{den}"),
@@ -150,6 +195,18 @@ pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
             return Ok(());
         }
         WeightSpec::Unit => try_filled(1, graph.num_edges(), "unit weights")?,
+        WeightSpec::UniformReal { lo_bits, hi_bits, seed } => {
+            let (lo, hi) = (f64::from_bits(lo_bits), f64::from_bits(hi_bits));
+            if let Err(e) = WeightSpec::uniform_real(lo, hi, seed) {
+                return Err(GraphError::Invalid(e));
+            }
+            let mut out = Vec::new();
+            try_reserve_exact(&mut out, graph.num_edges(), "the new edge weights")?;
+            for u in 0..graph.num_vertices() as VertexId {
+                out.extend(graph.neighbors(u).iter().map(|&v| uniform_real_pair_weight(seed, lo, hi, u, v)));
+            }
+            return graph.set_real_weights(out);
+        }
         WeightSpec::Uniform { lo, hi, seed } => {
             if lo > hi {
                 return Err(GraphError::Invalid(format!("uniform weights need lo <= hi, got {lo}..{hi}")));
@@ -167,6 +224,14 @@ pub fn apply(graph: &mut Graph, spec: &WeightSpec) -> Result<()> {
             per_edge(graph, |u, v| euclidean_weight(coords, u, v, rounding))?
         }
         WeightSpec::Scale { num, den } => {
+            if let Some(old) = graph.real_weights() {
+                // Real weights are scaled exactly as reals (no rounding).
+                let factor = f64::from(num) / f64::from(den);
+                let mut out = Vec::new();
+                try_reserve_exact(&mut out, old.len(), "the scaled edge weights")?;
+                out.extend(old.iter().map(|&w| w * factor));
+                return graph.set_real_weights(out);
+            }
             let Some(old) = graph.weights() else {
                 return Err(GraphError::Invalid(format!(
                     "weights scale:{num}/{den} scales the input's own weights, and it has none"
@@ -210,6 +275,18 @@ pub fn uniform_pair_weight(seed: u64, lo: Weight, hi: Weight, u: VertexId, v: Ve
     let (a, b) = if u <= v { (u, v) } else { (v, u) };
     let key = splitmix64(splitmix64(seed) ^ (((a as u64) << 32) | b as u64));
     Xoshiro256PlusPlus::seed_from_u64(key).random_range(lo..=hi)
+}
+
+/// The uniform random real weight in `[lo, hi)` of the edge `{u, v}` for
+/// `seed` (symmetric in `u` and `v`; `lo` when `lo == hi`): the generator of
+/// [`uniform_pair_weight`] draws an `f64` in the half-open range.
+pub fn uniform_real_pair_weight(seed: u64, lo: f64, hi: f64, u: VertexId, v: VertexId) -> f64 {
+    if lo >= hi {
+        return lo;
+    }
+    let (a, b) = if u <= v { (u, v) } else { (v, u) };
+    let key = splitmix64(splitmix64(seed) ^ (((a as u64) << 32) | b as u64));
+    Xoshiro256PlusPlus::seed_from_u64(key).random_range(lo..hi)
 }
 
 /// SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
@@ -295,6 +372,20 @@ mod tests {
     }
 
     #[test]
+    fn scale_multiplies_real_weights_exactly() {
+        let mut el = EdgeList::new(3, true);
+        for (u, v) in [(0, 1), (1, 2)] {
+            el.push(u, v, 0);
+        }
+        let mut g = el.into_graph().unwrap();
+        g.set_real_weights(vec![0.5, 96.0]).unwrap();
+        apply(&mut g, &"scale:1/64".parse().unwrap()).unwrap();
+        // Powers of two: the products are exact.
+        assert_eq!(g.real_weights(), Some(&[0.5 / 64.0, 1.5][..]));
+        assert!(g.weights().is_none());
+    }
+
+    #[test]
     fn scale_divides_the_existing_weights() {
         let mut el = EdgeList::new(3, true);
         for (u, v, w) in [(0, 1, 640), (1, 2, 95), (2, 0, 20), (0, 2, 0)] {
@@ -349,6 +440,33 @@ mod tests {
         // Paris (2.3522E, 48.8566N) to London (0.1276W, 51.5072N): about 343.5 km.
         let d = haversine_m(2.3522e6, 48.8566e6, -0.1276e6, 51.5072e6);
         assert!((d - 343_500.0).abs() < 1_500.0, "{d}");
+    }
+
+    #[test]
+    fn uniform_real_is_symmetric_seeded_and_in_range() {
+        let mut g = triangle();
+        let spec: WeightSpec = "uniform-real:0.5..2.5:seed=7".parse().unwrap();
+        assert_eq!(spec, WeightSpec::uniform_real(0.5, 2.5, 7).unwrap());
+        assert_eq!(spec.to_string(), "uniform-real:0.5..2.5:seed=7");
+        assert_eq!(spec.to_string().parse(), Ok(spec));
+        apply(&mut g, &spec).unwrap();
+        let w = g.real_weights().unwrap().to_vec();
+        assert!(w.iter().all(|x| (0.5..2.5).contains(x)), "{w:?}");
+        assert!(w.iter().any(|x| x.fract() != 0.0));
+        let get =
+            |u: u32, v: u32| w[g.edge_range(u).start + g.neighbors(u).iter().position(|&t| t == v).unwrap()];
+        assert_eq!(get(0, 1).to_bits(), get(1, 0).to_bits());
+        let mut again = triangle();
+        apply(&mut again, &spec).unwrap();
+        assert_eq!(g, again);
+        let other: WeightSpec = "uniform-real:0.5..2.5:seed=8".parse().unwrap();
+        apply(&mut again, &other).unwrap();
+        assert_ne!(g, again);
+        assert_eq!(uniform_real_pair_weight(1, 3.0, 3.0, 0, 1), 3.0);
+        for bad in ["uniform-real:2..1", "uniform-real:-1..1", "uniform-real:0..inf", "uniform-real:0..1:s=2"]
+        {
+            assert!(bad.parse::<WeightSpec>().is_err(), "{bad}");
+        }
     }
 
     #[test]

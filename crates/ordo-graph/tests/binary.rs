@@ -20,8 +20,16 @@ fn small_graph(weighted: bool, coords: Option<CoordSystem>) -> Graph {
     el.into_graph().unwrap()
 }
 
+fn small_real_graph(coords: Option<CoordSystem>) -> Graph {
+    let mut g = small_graph(true, coords);
+    g.set_real_weights(vec![0.5, 1e-300, 7.0, 0.0, f64::MAX, 3.25]).unwrap();
+    g
+}
+
 fn all_variants() -> Vec<Graph> {
     let mut v = Vec::new();
+    v.push(small_real_graph(None));
+    v.push(small_real_graph(Some(CoordSystem::Planar)));
     for weighted in [false, true] {
         for coords in [None, Some(CoordSystem::Planar), Some(CoordSystem::LonLatMicroDegrees)] {
             v.push(small_graph(weighted, coords));
@@ -49,7 +57,46 @@ fn file_round_trip_is_exact_and_zero_copy() {
         let header = binary::read_header(&path).unwrap();
         assert_eq!((header.n, header.m), (g.num_vertices() as u64, g.num_edges() as u64));
         assert_eq!(header.weighted, g.is_weighted());
+        assert_eq!(header.real_weights, g.has_real_weights());
+        assert_eq!(header.version, binary::VERSION);
     }
+}
+
+/// A file written by the version-1 writer (checked in, produced before the
+/// format gained real weights) loads, integer weights and all.
+#[test]
+fn version_1_files_still_load() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1_weighted.ordo");
+    let header = binary::read_header(&path).unwrap();
+    assert_eq!((header.version, header.weighted, header.real_weights), (1, true, false));
+    let g = binary::load(&path).unwrap();
+    let edges: Vec<_> = g.edges().collect();
+    assert_eq!(edges, vec![(0, 1, 3), (0, 2, 9), (1, 2, 5), (2, 0, 1)]);
+    assert_eq!(binary::from_bytes(&path, &std::fs::read(&path).unwrap()).unwrap(), g);
+    // Rewritten, the same graph is version 2 with the same payload.
+    let v2 = binary::to_bytes(&g);
+    let v1 = std::fs::read(&path).unwrap();
+    assert_eq!(v2[64..], v1[64..]);
+    assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+}
+
+#[test]
+fn real_weight_flag_needs_version_2_and_valid_weights() {
+    let g = small_real_graph(None);
+    let mut bytes = binary::to_bytes(&g);
+    assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()) & 8, 8);
+    bytes[8] = 1; // version 1 has no real weights
+    binary::reseal(&mut bytes);
+    let e = binary::from_bytes(Path::new("r.ordo"), &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("r.ordo: byte 12:") && e.contains("unknown flags"), "{e}");
+    // A negative weight in an otherwise well-formed file.
+    let mut bytes = binary::to_bytes(&g);
+    let weights_at = 64 + 6 * 8 + 6 * 4; // after the header, offsets and targets
+    assert_eq!(f64::from_le_bytes(bytes[weights_at..weights_at + 8].try_into().unwrap()), 0.5);
+    bytes[weights_at..weights_at + 8].copy_from_slice(&(-0.5f64).to_le_bytes());
+    binary::reseal(&mut bytes);
+    let e = binary::from_bytes(Path::new("r.ordo"), &bytes).unwrap_err().to_string();
+    assert!(e.starts_with("r.ordo:") && e.contains("weight -0.5 is negative"), "{e}");
 }
 
 #[test]
@@ -152,8 +199,8 @@ fn specific_errors_name_offset_and_problem() {
     check(b"hello world, this is text", 0, "wrong magic");
 
     let mut b = good.clone();
-    patch_header(&mut b, 8, &2u32.to_le_bytes());
-    check(&b, 8, "unsupported format version 2");
+    patch_header(&mut b, 8, &3u32.to_le_bytes());
+    check(&b, 8, "unsupported format version 3");
 
     let mut b = good.clone();
     b[17] ^= 1;

@@ -179,3 +179,36 @@ proptest! {
         }
     }
 }
+
+/// Real weights survive edge lists, Matrix Market and `.ordo` exactly
+/// (shortest round-trip decimals), including whole values, which the edge
+/// list writes with a point so the column reads back as real; DIMACS and
+/// METIS, integer-only formats, refuse them with a clear error.
+#[test]
+fn real_weights_round_trip_exactly() {
+    let mut el = EdgeList::new(4, true);
+    for &(u, v) in &[(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (2, 2)] {
+        el.push(u, v, 0);
+    }
+    let mut g = el.into_graph().unwrap();
+    g.set_real_weights(vec![0.1, 3.0, 1e-300, 0.0, 123456789.125, f64::MAX]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for format in [Format::Snap, Format::EdgeList, Format::MatrixMarket, Format::Binary] {
+        let path = dir.path().join(format!("g.{}", format.name()));
+        save(&g, &path, format).unwrap();
+        let back = load(&path, &LoadOptions { format: Some(format), ..Default::default() }).unwrap();
+        assert_eq!(back.real_weights(), g.real_weights(), "{format}");
+        assert_eq!((back.offsets(), back.targets()), (g.offsets(), g.targets()), "{format}");
+    }
+    for format in [Format::DimacsGr, Format::Metis] {
+        let path = dir.path().join(format!("g.{}", format.name()));
+        let e = save(&g, &path, format).unwrap_err().to_string();
+        assert!(e.contains("integer weights only"), "{format}: {e}");
+    }
+    // Replacing the weights of a real graph gives integer weights again.
+    let path = dir.path().join("g.mtx");
+    let opts = LoadOptions { weights: WeightSpec::Unit, ..Default::default() };
+    let back = load(&path, &opts).unwrap();
+    assert_eq!(back.weights(), Some(&[1u32; 6][..]));
+    assert!(!back.has_real_weights());
+}

@@ -8,7 +8,7 @@ use ordo_algos::astar::app::Astar;
 use ordo_algos::astar::{AstarResult, Heuristic};
 use ordo_algos::bfs::app::Bfs;
 use ordo_algos::bfs::BfsTree;
-use ordo_algos::sssp::app::Sssp;
+use ordo_algos::sssp::app::{Distances, Sssp};
 use ordo_algos::summarize;
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::SchedulerSpec;
@@ -66,12 +66,26 @@ impl Simulated for Sssp {
         graph: &Graph,
         spec: &SchedulerSpec,
         cfg: &SimConfig,
-    ) -> Result<SimRun<Vec<u64>>, SimError> {
-        crate::sssp(graph, vertex_param(self, "source", graph)?, spec, cfg)
+    ) -> Result<SimRun<Distances>, SimError> {
+        if graph.has_real_weights() {
+            return Err(SimError::Config("the simulator does not take real edge weights".into()));
+        }
+        let run = crate::sssp(graph, vertex_param(self, "source", graph)?, spec, cfg)?;
+        Ok(SimRun { result: Distances::Int(run.result), measures: run.measures })
     }
 
-    fn checksums(output: &Vec<u64>) -> Fields {
-        label_checksums(output)
+    fn checksums(output: &Distances) -> Fields {
+        match output {
+            Distances::Int(values) => label_checksums(values),
+            Distances::Real(values) => {
+                let finite = values.iter().filter(|d| d.is_finite());
+                Fields::from([
+                    ("reached".to_string(), json!(finite.clone().count())),
+                    ("max_dist".to_string(), json!(finite.clone().fold(0.0f64, |m, &d| m.max(d)))),
+                    ("sum_dist".to_string(), json!(finite.sum::<f64>())),
+                ])
+            }
+        }
     }
 }
 

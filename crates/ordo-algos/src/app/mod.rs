@@ -209,6 +209,10 @@ pub trait Algorithm: Sized + Send + Sync + 'static {
     /// symmetrized one). The default is the safe answer for a new
     /// application.
     const READS_WEIGHTS: bool = true;
+    /// Whether it takes real (`f64`) edge weights. One that reads weights
+    /// but not real ones refuses a real-weighted graph at preparation, with
+    /// one line saying so, rather than running on it as if unweighted.
+    const REAL_WEIGHTS: bool = false;
     /// Memory a run needs beyond the graph, per vertex and per edge (its
     /// per-vertex state, a symmetrized or oriented copy), an estimate that a
     /// front end passes to the loader so that a graph which loads but could
@@ -266,6 +270,12 @@ impl<A: Algorithm> Prepared<A> {
     /// declares (the error names the applications that take it otherwise).
     pub fn new(graph: Arc<Graph>, mut params: Params) -> Result<Self, AppError> {
         check_params_apply(A::NAME, A::PARAMS, &params)?;
+        if A::READS_WEIGHTS && !A::REAL_WEIGHTS && graph.has_real_weights() {
+            return Err(AppError::Param(format!(
+                "{} does not take real edge weights (replace them, e.g. --weights uniform:1..100)",
+                A::NAME
+            )));
+        }
         let app = A::prepare(graph, &mut params)?;
         if let Some(left) = params.names().next() {
             // A declared parameter the application forgot to read.

@@ -173,6 +173,7 @@ pub fn astar_with_operator(
 ) -> Result<(AstarResult, RunStats), AlgoError> {
     check_source(graph, source)?;
     check_target(graph, target)?;
+    crate::access::check_integer_weights(graph, "astar")?;
     if heuristic.num_vertices() != graph.num_vertices() {
         return Err(AlgoError::HeuristicSize {
             heuristic_vertices: heuristic.num_vertices(),

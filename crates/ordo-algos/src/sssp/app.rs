@@ -30,8 +30,23 @@ pub struct Sssp {
     operator: OperatorVariant,
 }
 
+/// The distances of an SSSP run: integers on unweighted and
+/// integer-weighted graphs ([`crate::sssp::UNREACHED_DIST`] when
+/// unreachable), reals on real-weighted ones (`f64::INFINITY` when
+/// unreachable).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Distances {
+    /// Integer distances.
+    Int(Vec<u64>),
+    /// Real distances.
+    Real(Vec<f64>),
+}
+
 /// What `--out` writes for SSSP and BFS.
 pub(crate) const VALUES_OUT: &str = "`vertex value` per line (0-based ids, `inf` when unreachable)";
+/// What `--out` writes for SSSP.
+const SSSP_OUT: &str = "`vertex value` per line (0-based ids, `inf` when unreachable; on real weights the \
+                        value is a real in Rust's shortest round-trip notation, e.g. `2.5`, `3.0`, `1e-7`)";
 
 impl Algorithm for Sssp {
     const NAME: &'static str = "sssp";
@@ -39,13 +54,14 @@ impl Algorithm for Sssp {
                                  against Dijkstra, exactly, plus the fixpoint check.";
     const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &CLASSIFY, &OPERATOR];
     const CYCLES: bool = true;
-    const OUT_FORMAT: &'static str = VALUES_OUT;
+    const OUT_FORMAT: &'static str = SSSP_OUT;
+    const REAL_WEIGHTS: bool = true;
     type Strategy = SchedulerSpec;
     /// `auto`: the best scheduler on every input of `bench/papers.toml` at 2 threads
     /// (Table 5 runs of 2026-11-25 to 2026-11-27, `docs/results.md`).
     const DEFAULT_STRATEGY: &'static str = "auto";
-    type Output = Vec<u64>;
-    type Reference = Vec<u64>;
+    type Output = Distances;
+    type Reference = Distances;
 
     fn prepare(graph: Arc<Graph>, params: &mut Params) -> Result<Self, AppError> {
         let source = params.take_vertex(&SOURCE, &graph)?.unwrap_or(0);
@@ -64,24 +80,81 @@ impl Algorithm for Sssp {
         ])
     }
 
-    fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<Vec<u64>>, AppError> {
+    fn run(&self, env: &RunEnv<'_>, spec: &SchedulerSpec) -> Result<Run<Distances>, AppError> {
+        if self.graph.has_real_weights() {
+            if self.classify {
+                return Err(AppError::Param("classify: not available on real weights".into()));
+            }
+            let (values, stats) = super::sssp_real(env.pool, spec, &self.graph, self.source, env.exec)?;
+            return Ok(real_run(values, stats));
+        }
         let opts = with_task_log(env.exec, self.classify);
         let (values, stats) =
             super::sssp_with_operator(env.pool, spec, &self.graph, self.source, &opts, self.operator)?;
-        Ok(path_run(values, stats, self.classify, env.exec.log_tasks))
+        Ok(path_run(values, stats, self.classify, env.exec.log_tasks).map_output(Distances::Int))
     }
 
-    fn reference(&self) -> Result<RefRun<Vec<u64>>, AppError> {
-        Ok(reference_run(super::dijkstra(&self.graph, self.source)?))
+    fn reference(&self) -> Result<RefRun<Distances>, AppError> {
+        if self.graph.has_real_weights() {
+            let start = std::time::Instant::now();
+            let values = super::dijkstra_real(&self.graph, self.source);
+            let settled = values.iter().filter(|d| d.is_finite()).count() as u64;
+            let time_s = start.elapsed().as_secs_f64();
+            return Ok(RefRun { output: Distances::Real(values), time_s, baseline_tasks: Some(settled) });
+        }
+        Ok(reference_run(super::dijkstra(&self.graph, self.source)?).map_output(Distances::Int))
     }
 
-    fn verify(&self, got: &Vec<u64>, want: &Vec<u64>) -> Result<(), AppError> {
-        verify_labels(&self.graph, self.source, EdgeCost::Weights, got, want)
+    fn verify(&self, got: &Distances, want: &Distances) -> Result<(), AppError> {
+        match (got, want) {
+            (Distances::Int(got), Distances::Int(want)) => {
+                verify_labels(&self.graph, self.source, EdgeCost::Weights, got, want)
+            }
+            (Distances::Real(got), Distances::Real(want)) => {
+                super::real::verify_real(&self.graph, self.source, got, want)
+                    .map_err(|e| AppError::Mismatch(format!("differs from the sequential reference: {e}")))
+            }
+            _ => Err(AppError::Mismatch("integer and real distances compared".into())),
+        }
     }
 
-    fn write_out(&self, values: &Vec<u64>, out: &mut dyn Write) -> io::Result<()> {
-        write_labels(values, out)
+    fn write_out(&self, values: &Distances, out: &mut dyn Write) -> io::Result<()> {
+        match values {
+            Distances::Int(values) => write_labels(values, out),
+            Distances::Real(values) => write_real_labels(values, out),
+        }
     }
+}
+
+/// The run of SSSP on real weights: checksums `reached`, `max_dist` and
+/// `sum_dist` as reals, and the vertices reached as the exact-order baseline.
+fn real_run(values: Vec<f64>, stats: RunStats) -> Run<Distances> {
+    let finite = values.iter().filter(|d| d.is_finite());
+    let reached = finite.clone().count() as u64;
+    let max = finite.clone().fold(0.0f64, |m, &d| m.max(d));
+    let sum: f64 = finite.sum();
+    let metrics = Fields::from([
+        ("reached".to_string(), json!(reached)),
+        ("max_dist".to_string(), json!(max)),
+        ("sum_dist".to_string(), json!(sum)),
+    ]);
+    let mut run = Run::executed(Distances::Real(values), stats, metrics);
+    run.baseline_tasks = Some(reached);
+    run
+}
+
+/// Writes `vertex value` lines of real distances (`inf` when unreachable,
+/// as the integer path writes; otherwise Rust's shortest round-trip form).
+fn write_real_labels(values: &[f64], out: &mut dyn Write) -> io::Result<()> {
+    let mut w = io::BufWriter::with_capacity(1 << 20, out);
+    for (v, &x) in values.iter().enumerate() {
+        if x.is_infinite() {
+            writeln!(w, "{v} inf")?;
+        } else {
+            writeln!(w, "{v} {x:?}")?;
+        }
+    }
+    w.flush()
 }
 
 /// The `operator` parameter (default [`OperatorVariant::Fast`]).

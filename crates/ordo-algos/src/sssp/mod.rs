@@ -147,7 +147,7 @@ use ordo_exec::{
 use ordo_graph::{Graph, VertexId};
 use ordo_sched::{Prio, SchedulerSpec};
 
-use crate::access::check_source;
+use crate::access::{check_integer_weights, check_source};
 use crate::AlgoError;
 use low_degree::LowDegree;
 
@@ -156,10 +156,12 @@ pub mod app;
 mod loom_model;
 mod low_degree;
 pub mod operator;
+pub mod real;
 pub mod reference;
 pub mod verify;
 
 pub use operator::OperatorVariant;
+pub use real::{dijkstra_real, sssp_real};
 pub use reference::{dijkstra, dijkstra_binary_heap, Reference};
 
 /// The distance of a vertex the source cannot reach.
@@ -216,6 +218,7 @@ pub fn sssp_with_operator(
     variant: OperatorVariant,
 ) -> Result<(Vec<u64>, RunStats), AlgoError> {
     check_source(graph, source)?;
+    check_integer_weights(graph, "sssp")?;
     // Narrow slots first (half the cache footprint of the distance array,
     // which every relaxation reads at a random place); only a run in which
     // some distance saturated is repeated with wide slots.

@@ -114,6 +114,7 @@ impl QuadHeap {
 /// [`AlgoError::SourceOutOfRange`] when `source` is not a vertex.
 pub fn dijkstra(graph: &Graph, source: VertexId) -> Result<Reference<u64>, AlgoError> {
     check_source(graph, source)?;
+    crate::access::check_integer_weights(graph, "dijkstra")?;
     let start = Instant::now();
     let (values, settled) = with_weights!(graph, |w| dijkstra_quad(graph, source, NO_STOP, w));
     Ok(Reference { values, settled, time_s: start.elapsed().as_secs_f64() })

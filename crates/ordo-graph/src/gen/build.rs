@@ -282,6 +282,7 @@ mod tests {
                 src: src.clone(),
                 dst: dst.clone(),
                 weights: Some(w.clone()),
+                real_weights: None,
                 coords: None,
             }
             .into_graph()

@@ -425,10 +425,16 @@ mod tests {
         e_list.extend(std::iter::repeat_n(b"# x\n".as_slice(), (SLACK as usize / 4) + STEP).flatten());
         assert_eq!(graph("big.el.gz", &e_list).unwrap().len(), e_list.len());
         // A binary header bounds to the exact length.
-        let g =
-            crate::csr::EdgeList { num_vertices: 2, src: vec![0], dst: vec![1], weights: None, coords: None }
-                .into_graph()
-                .unwrap();
+        let g = crate::csr::EdgeList {
+            num_vertices: 2,
+            src: vec![0],
+            dst: vec![1],
+            weights: None,
+            real_weights: None,
+            coords: None,
+        }
+        .into_graph()
+        .unwrap();
         let mut image = crate::binary::to_bytes(&g);
         let exact = image.len();
         assert_eq!(graph("g.ordo.gz", &image).unwrap().len(), exact);

@@ -4,6 +4,10 @@
 //! flavours accept the same syntax (an optional third weight column, the
 //! same number of fields on every line); they differ in the default base.
 //!
+//! Weights: a column of whole numbers gives integer weights (`u32`); one
+//! value with a fraction or an exponent (`0.5`, `1e-3`) makes the whole
+//! file's weights real (`f64`, finite and non-negative).
+//!
 //! Base detection (`one_based: None`): a SNAP file is 0-based; so is a plain
 //! edge list with a SNAP `# Nodes: N` comment; otherwise a plain edge list is
 //! 1-based exactly when its smallest id is 1 (so no id 0 appears). Without remapping, the vertex count is the largest id
@@ -46,6 +50,8 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
     let mut src: Vec<u32> = Vec::with_capacity(capacity);
     let mut dst: Vec<u32> = Vec::with_capacity(capacity);
     let mut weights: Option<Vec<u32>> = None;
+    // Set (and `weights` emptied) once a weight is not a whole number.
+    let mut real: Option<Vec<f64>> = None;
     // Number of fields per data line, fixed by the first data line.
     let mut columns: Option<usize> = None;
     let mut nodes_hint: Option<u64> = None;
@@ -96,9 +102,23 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
             Some(_) => {}
         }
         if this_columns == 3 {
-            let w = c.weight(opts.keep_weights)?;
-            if let Some(ws) = &mut weights {
-                ws.push(w);
+            let whole = c.token_at(c.pos()).iter().all(u8::is_ascii_digit);
+            if !opts.keep_weights {
+                c.weight(false)?;
+            } else if whole && real.is_none() {
+                let w = c.weight(true)?;
+                if let Some(ws) = &mut weights {
+                    ws.push(w);
+                }
+            } else {
+                let w = c.real_weight()?;
+                let rs = real.get_or_insert_with(|| {
+                    let ints = weights.take().unwrap_or_default();
+                    let mut rs = Vec::with_capacity(capacity);
+                    rs.extend(ints.iter().map(|&x| x as f64));
+                    rs
+                });
+                rs.push(w);
             }
         }
         c.end_line(if this_columns == 3 { "the weight" } else { "the target id" })?;
@@ -151,14 +171,13 @@ pub(crate) fn read(path: &Path, bytes: &[u8], flavor: Flavor, opts: &ReadOptions
         }
         n
     };
-    let num_vertices =
-        check_counts(path, || c.line_of(bytes.len()), n, src.len() as u64, weights.is_some(), opts)?;
-    if let Some(w) = &weights {
-        if w.len() != src.len() {
-            return Err(GraphError::file(path, "internal error: weight count differs from edge count"));
-        }
+    let weighted = weights.is_some() || real.is_some();
+    let num_vertices = check_counts(path, || c.line_of(bytes.len()), n, src.len() as u64, weighted, opts)?;
+    let counts = [weights.as_ref().map(Vec::len), real.as_ref().map(Vec::len)];
+    if counts.iter().flatten().any(|&k| k != src.len()) {
+        return Err(GraphError::file(path, "internal error: weight count differs from edge count"));
     }
-    Ok(EdgeList { num_vertices, src, dst, weights, coords: None })
+    Ok(EdgeList { num_vertices, src, dst, weights, real_weights: real, coords: None })
 }
 
 /// The `N` of a SNAP `# Nodes: N ...` comment line.
@@ -239,6 +258,17 @@ mod tests {
     }
 
     #[test]
+    fn a_fractional_weight_makes_the_whole_column_real() {
+        let el = read_str("0 1 2\n1 2 0.5\n2 0 3e-1\n", Flavor::Plain, ReadOptions::default()).unwrap();
+        assert_eq!((el.weights, el.real_weights), (None, Some(vec![2.0, 0.5, 0.3])));
+        let el = read_str("0 1 2\n1 2 5\n", Flavor::Plain, ReadOptions::default()).unwrap();
+        assert_eq!((el.weights, el.real_weights), (Some(vec![2, 5]), None));
+        let opts = ReadOptions { keep_weights: false, ..Default::default() };
+        let el = read_str("0 1 2\n1 2 0.5\n", Flavor::Plain, opts).unwrap();
+        assert_eq!((el.weights, el.real_weights), (None, None));
+    }
+
+    #[test]
     fn snap_is_zero_based_and_honours_nodes_comment() {
         let el =
             read_str("# Nodes: 10 Edges: 2\n1\t2\n3\t1\n", Flavor::Snap, ReadOptions::default()).unwrap();
@@ -260,7 +290,11 @@ mod tests {
         let cases = [
             ("1 2\n3\n", "g.el:2: missing target id"),
             ("1 2\n3 4 5\n", "g.el:2: line has 3 fields but earlier lines have 2"),
-            ("1 2 3\n3 4 -5\n", "g.el:2: negative weight -5"),
+            ("1 2 3\n3 4 -5\n", "g.el:2: weight -5 is negative"),
+            ("1 2 0.5\n3 4 nan\n", "g.el:2: weight nan is not a number"),
+            ("1 2 3\n3 4 inf\n", "g.el:2: weight inf is infinite"),
+            ("1 2 3\n3 4 -0.5\n", "g.el:2: weight -0.5 is negative"),
+            ("1 2 3\n3 4 0.5x\n", "g.el:2: weight '0.5x' is not a number"),
             ("1 2\n3 4x\n", "g.el:2: target id '4x' is not an unsigned integer"),
             ("0 1\n4294967295 1\n", "g.el:2: vertex id 4294967295 exceeds the u32 id range"),
         ];

@@ -3,9 +3,10 @@
 //! `%` comments, a size line `rows cols entries`, then one `i j [value]` line
 //! per entry with 1-based indices. Entry `(i, j)` is the arc `i -> j`.
 //!
-//! Supported: fields `pattern` (unweighted), `integer` and `real` (weights:
-//! non-negative whole numbers that fit `u32`; other values are rejected
-//! unless the caller replaces the weights), symmetries `general` and
+//! Supported: fields `pattern` (unweighted), `integer` (integer weights:
+//! non-negative whole numbers that fit `u32`) and `real` / `double` (real
+//! weights: finite and non-negative; others are rejected with their line),
+//! symmetries `general` and
 //! `symmetric` (each off-diagonal entry gives both arcs, a diagonal entry one
 //! self loop). Rejected as unsupported: `array` format, `complex`, `hermitian`,
 //! `skew-symmetric`, non-square matrices.
@@ -90,10 +91,17 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
     let arcs = nnz.saturating_mul(if symmetric { 2 } else { 1 });
     let n = check_counts(path, || c.line_of(size_pos), rows, arcs, keep, opts)?;
     let cap = reserve_for(nnz.saturating_mul(if symmetric { 2 } else { 1 }), bytes.len(), 2);
-    let mut el = EdgeList::new(n, keep);
+    let real = keep && field == Field::Real;
+    let mut el = EdgeList::new(n, keep && !real);
+    if real {
+        el.real_weights = Some(Vec::new());
+    }
     el.src.reserve_exact(cap);
     el.dst.reserve_exact(cap);
     if let Some(w) = &mut el.weights {
+        w.reserve_exact(cap);
+    }
+    if let Some(w) = &mut el.real_weights {
         w.reserve_exact(cap);
     }
 
@@ -123,21 +131,20 @@ pub(crate) fn read(path: &Path, bytes: &[u8], opts: &ReadOptions<'_>) -> Result<
             Field::Integer => c.weight(opts.keep_weights)?,
             Field::Real if !opts.keep_weights => c.weight(false)?,
             Field::Real => {
-                let at = c.pos();
-                let v = c.float("weight")?;
-                if v < 0.0 {
-                    return Err(c.error_at(at, format!("negative weight {v}")));
-                }
-                if v.fract() != 0.0 || v > u32::MAX as f64 {
+                let v = c.real_weight()?;
+                c.end_line("the value")?;
+                entries += 1;
+                if entries > nnz {
                     return Err(c.error_at(
-                        at,
-                        format!(
-                            "weight {} is not a whole number in the u32 range (replace the weights to read it)",
-                            printable(c.token_at(at))
-                        ),
+                        line_start,
+                        format!("more entries than the {nnz} announced by the size line"),
                     ));
                 }
-                v as u32
+                el.push_real(i, j, v);
+                if symmetric && i != j {
+                    el.push_real(j, i, v);
+                }
+                continue;
             }
         };
         c.end_line(if field == Field::Pattern { "the column index" } else { "the value" })?;
@@ -190,7 +197,14 @@ mod tests {
         assert_eq!(el.weights, None);
         let el = read_str("%%MatrixMarket matrix coordinate REAL general\n2 2 2\n1 2 3.0\n2 1 4e1\n", true)
             .unwrap();
-        assert_eq!(el.weights, Some(vec![3, 40]));
+        assert_eq!((el.weights, el.real_weights), (None, Some(vec![3.0, 40.0])));
+        let el =
+            read_str("%%MatrixMarket matrix coordinate double symmetric\n3 3 2\n1 2 0.5\n3 3 -0\n", true)
+                .unwrap();
+        assert_eq!((el.src, el.dst), (vec![0, 1, 2], vec![1, 0, 2]));
+        let real = el.real_weights.unwrap();
+        assert_eq!(real, vec![0.5, 0.5, 0.0]);
+        assert!(real[2].is_sign_positive(), "-0 is read as +0");
         let el = read_str("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.25\n", false).unwrap();
         assert_eq!((el.src, el.weights), (vec![0], None));
         let el = read_str("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 7\n", true).unwrap();
@@ -232,10 +246,26 @@ mod tests {
                 "g.mtx:3: row index 0 out of range",
             ),
             (
-                "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.5\n",
-                "g.mtx:3: weight 1.5 is not a whole",
+                "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 1.5\n",
+                "g.mtx:3: non-integer weight 1.5",
             ),
-            ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -1\n", "g.mtx:3: negative weight -1"),
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -1\n",
+                "g.mtx:3: weight -1 is negative",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 1 NaN\n",
+                "g.mtx:4: weight NaN is not a number",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 -inf\n",
+                "g.mtx:3: weight -inf is infinite",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1e999\n",
+                "g.mtx:3: weight 1e999 is infinite",
+            ),
+            ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.5 7\n", "g.mtx:3: "),
             (
                 "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 -1\n",
                 "g.mtx:3: negative weight -1",

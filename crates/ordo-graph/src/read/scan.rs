@@ -314,6 +314,35 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Parses a real weight: a decimal number that is finite and `>= 0`
+    /// (`-0` is read as 0). `nan`, `inf` and numbers too large for `f64`
+    /// are named as such: "weight X is not a number / infinite / negative".
+    pub(crate) fn real_weight(&mut self) -> Result<f64, GraphError> {
+        let start = self.pos;
+        let token = self.token_at(start);
+        let lower = token.to_ascii_lowercase();
+        let unsigned = lower.strip_prefix(b"-").or_else(|| lower.strip_prefix(b"+")).unwrap_or(&lower);
+        let special = match unsigned {
+            b"nan" => Some("not a number"),
+            b"inf" | b"infinity" => Some("infinite"),
+            _ => None,
+        };
+        if let Some(why) = special {
+            return Err(self.error_at(start, format!("weight {} is {why}", printable(token))));
+        }
+        let v = match self.float("weight") {
+            Ok(v) => v,
+            Err(e) if e.to_string().ends_with("is out of range") => {
+                return Err(self.error_at(start, format!("weight {} is infinite", printable(token))));
+            }
+            Err(e) => return Err(e),
+        };
+        if v < 0.0 {
+            return Err(self.error_at(start, format!("weight {} is negative", printable(token))));
+        }
+        Ok(v + 0.0)
+    }
+
     /// Whether the bytes at the cursor start with `prefix`.
     pub(crate) fn starts_with(&self, prefix: &[u8]) -> bool {
         self.bytes[self.pos.min(self.bytes.len())..].starts_with(prefix)

@@ -12,7 +12,8 @@ use super::Out;
 use crate::csr::Graph;
 
 /// Writes `graph` as a tab-separated 0-based edge list (with a weight
-/// column when the graph is weighted). Returns the writer.
+/// column when the graph is weighted; real weights always show a point or
+/// an exponent, so they read back as real). Returns the writer.
 pub fn write_edge_list<W: Write>(graph: &Graph, out: W) -> io::Result<W> {
     let mut o = Out::new(out);
     o.bytes(b"# written by ordo, 0-based ids\n# Nodes: ");
@@ -21,11 +22,15 @@ pub fn write_edge_list<W: Write>(graph: &Graph, out: W) -> io::Result<W> {
     o.uint(graph.num_edges() as u64);
     o.newline()?;
     let weighted = graph.is_weighted();
-    for (u, v, w) in graph.edges() {
+    let real = graph.real_weights();
+    for (e, (u, v, w)) in graph.edges().enumerate() {
         o.uint(u as u64);
         o.bytes(b"\t");
         o.uint(v as u64);
-        if weighted {
+        if let Some(real) = real {
+            o.bytes(b"\t");
+            o.real(real[e]);
+        } else if weighted {
             o.bytes(b"\t");
             o.uint(w as u64);
         }

@@ -33,6 +33,15 @@ use crate::output::write_atomically;
 /// Errors: I/O failures, and graphs the format cannot represent (METIS needs
 /// a symmetric graph without self loops).
 pub fn save(graph: &Graph, path: &Path, format: Format) -> Result<Vec<PathBuf>> {
+    if graph.has_real_weights() && matches!(format, Format::DimacsGr | Format::Metis) {
+        return Err(GraphError::file(
+            path,
+            format!(
+                "{format} files hold integer weights only and this graph has real weights \
+                 (write .ordo, .mtx or an edge list, or replace the weights)"
+            ),
+        ));
+    }
     let mut written = vec![path.to_path_buf()];
     // Each file is written atomically (see `crate::output`): a reader that
     // has the old file mapped keeps it, a failed write leaves it in place.
@@ -111,6 +120,13 @@ impl<W: Write> Out<W> {
     pub(crate) fn float(&mut self, v: f64) {
         // `Display` for f64 never uses an exponent and round-trips exactly.
         let _ = write!(self.buf, "{v}");
+    }
+
+    /// Appends a real weight in Rust's shortest round-trip notation that
+    /// always shows a point or an exponent (`3.0`, `1e-300`), so a reader of
+    /// edge lists sees a real column even when every value is whole.
+    pub(crate) fn real(&mut self, v: f64) {
+        let _ = write!(self.buf, "{v:?}");
     }
 
     /// Appends raw bytes.

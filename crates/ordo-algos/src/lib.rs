@@ -65,7 +65,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use ordo_algos::app::{Params, Prepared, RunEnv};
-//! use ordo_algos::sssp::app::Sssp;
+//! use ordo_algos::sssp::app::{Distances, Sssp};
 //! use ordo_exec::{ExecOptions, Pool};
 //!
 //! let spec: ordo_graph::gen::GenSpec = "grid:w=30,h=30".parse().unwrap();
@@ -76,7 +76,9 @@
 //! let run = app.run(&env, &Prepared::<Sssp>::strategy(Some("obim:delta=2")).unwrap()).unwrap();
 //! let reference = app.reference().unwrap();
 //! app.verify(&run, &reference).unwrap();
-//! assert_eq!(run.output[5], 0);
+//! // Integer weights give integer distances (real weights: `Distances::Real`).
+//! let Distances::Int(dist) = &run.output else { unreachable!() };
+//! assert_eq!(dist[5], 0);
 //! ```
 
 mod access;

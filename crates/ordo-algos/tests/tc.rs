@@ -134,3 +134,27 @@ fn dag_holds_each_simple_edge_once_upwards() {
         }
     }
 }
+
+#[test]
+fn simple_symmetric_graphs_are_counted_in_place() {
+    let k5: Vec<(u32, u32)> =
+        (0..5).flat_map(|u| (0..5).filter(move |&v| v != u).map(move |v| (u, v))).collect();
+    let k5 = graph(5, &k5);
+    assert!(tc::UpperNeighbors::applies(&k5));
+    assert_eq!(tc::count_in_place(&Sequential, tc::UpperNeighbors::new(&k5).unwrap()).triangles, 10);
+    // One direction only, or a parallel edge: not in place.
+    assert!(tc::UpperNeighbors::new(&graph(3, &[(0, 1), (1, 2), (0, 2)])).is_none());
+    assert!(tc::UpperNeighbors::new(&graph(2, &[(0, 1), (0, 1), (1, 0), (1, 0)])).is_none());
+    let runners = runners("thread");
+    for spec in ["road:n=3000,seed=4", "grid:w=30,h=30", "kron:scale=10,seed=2"] {
+        let g = gen(spec);
+        let view = tc::UpperNeighbors::new(&g).unwrap_or_else(|| panic!("{spec} is simple and symmetric"));
+        let expected = tc::reference::triangles(&g);
+        let dag = Dag::build(&g, Order::ById, &Sequential);
+        for runner in &runners {
+            let got = tc::count_in_place(runner, view);
+            assert_eq!(got.triangles, expected, "{spec} {runner:?}");
+            assert_eq!(got.undirected_edges, dag.num_edges(), "{spec}");
+        }
+    }
+}

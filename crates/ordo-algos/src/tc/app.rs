@@ -5,11 +5,13 @@
 //! - Strategy (`--loop`): `default` (the fastest: the run's pool, claimed 64
 //!   vertices at a time, GAPBS's `schedule(dynamic, 64)`), or an ordo-loops
 //!   distributor or rayon by name (Callisto-RTS).
-//! - Prepare: nothing; the run orients the input itself ([`super::orient`]),
-//!   ranking by degree when the degree distribution is skewed, and frees the
-//!   DAG when it is done, so no copy of the graph outlives a run.
+//! - Prepare: decides the ranking (by degree when the degree distribution
+//!   is skewed) and whether the input is simple and symmetric; such an input
+//!   ranked by id is counted in place ([`super::count_in_place`]), any other
+//!   is oriented by the run itself ([`super::orient`]), which frees the DAG
+//!   when it is done, so no copy of the graph outlives a run.
 //! - Time: `time_s` is orientation plus count; `prep_time_s` is the
-//!   orientation alone.
+//!   orientation alone (0 in place).
 //! - Metrics: `triangles`, `undirected_edges`, `relabelled`, `prep_time_s`,
 //!   `kernel` (`default` or the loop spec that ran).
 //! - Reference: the sequential edge-iterator count on the symmetrized simple
@@ -36,6 +38,20 @@ pub const DEFAULT_GRAIN: usize = 64;
 pub struct Tc {
     graph: Arc<Graph>,
     order: Order,
+    /// Whether the graph is counted in place (simple, symmetric, ranked by
+    /// id: [`super::UpperNeighbors`]), decided once per input.
+    in_place: bool,
+}
+
+impl Tc {
+    /// The count on `loops`: in place, or through an oriented copy.
+    fn count(&self, loops: &impl crate::loop_runner::ParallelLoops) -> TcResult {
+        if self.in_place {
+            super::count_in_place(loops, super::UpperNeighbors::already_checked(&self.graph))
+        } else {
+            super::count(loops, &self.graph, self.order)
+        }
+    }
 }
 
 impl Algorithm for Tc {
@@ -59,7 +75,8 @@ impl Algorithm for Tc {
 
     fn prepare(graph: Arc<Graph>, _params: &mut Params) -> Result<Self, AppError> {
         let order = Order::for_graph(&graph);
-        Ok(Tc { graph, order })
+        let in_place = order == Order::ById && super::UpperNeighbors::applies(&graph);
+        Ok(Tc { graph, order, in_place })
     }
 
     fn params(&self) -> Fields {
@@ -70,12 +87,12 @@ impl Algorithm for Tc {
         let (r, kernel, threads, combining) = match strategy {
             LoopStrategy::Default => {
                 let loops = PoolLoops { pool: env.pool, grain: DEFAULT_GRAIN };
-                let r = super::count(&loops, &self.graph, self.order);
+                let r = self.count(&loops);
                 (r, "default".to_string(), env.pool.threads(), None)
             }
             LoopStrategy::Spec(spec) => {
                 let runner = runner(env, spec)?;
-                let r = super::count(&runner, &self.graph, self.order);
+                let r = self.count(&runner);
                 (r, spec.to_string(), runner.threads(), runner.combining_counts())
             }
         };

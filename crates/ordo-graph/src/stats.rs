@@ -312,12 +312,17 @@ pub fn is_symmetric(g: &Graph) -> bool {
         return false; // some in-degree differs from the out-degree
     }
     drop(in_offsets);
-    let sorted_without_repeats = (0..n as VertexId).all(|v| g.neighbors(v).windows(2).all(|p| p[0] < p[1]));
-    if sorted_without_repeats {
+    if is_sorted_without_repeats(g) {
         has_every_reverse(g)
     } else {
         in_and_out_keys_equal(g)
     }
+}
+
+/// Whether every adjacency list is sorted without repeats (no parallel
+/// edges). `O(m)` time, no memory.
+pub fn is_sorted_without_repeats(g: &Graph) -> bool {
+    (0..g.num_vertices() as VertexId).all(|v| g.neighbors(v).windows(2).all(|p| p[0] < p[1]))
 }
 
 /// Whether every edge `(u, v, w)` has a reverse `(v, u, w)`, for adjacency

@@ -68,7 +68,7 @@ impl BcGraph {
     /// `graph` itself when every adjacency list is strictly increasing,
     /// else its simple version (one copy).
     pub fn new(graph: &Arc<Graph>) -> BcGraph {
-        if is_sorted_without_repeats(graph) {
+        if ordo_graph::stats::is_sorted_without_repeats(graph) {
             BcGraph { graph: Arc::clone(graph) }
         } else {
             BcGraph { graph: Arc::new(simplify(graph)) }
@@ -89,10 +89,6 @@ impl BcGraph {
     pub fn is_candidate(&self, v: VertexId) -> bool {
         self.graph.neighbors(v).iter().any(|&w| w != v)
     }
-}
-
-fn is_sorted_without_repeats(g: &Graph) -> bool {
-    (0..g.num_vertices() as VertexId).all(|v| g.neighbors(v).windows(2).all(|w| w[0] < w[1]))
 }
 
 /// Which sources the sum runs over.

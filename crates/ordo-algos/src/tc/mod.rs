@@ -80,8 +80,7 @@ impl<'a> UpperNeighbors<'a> {
     /// Self loops may be present (no list suffix above `u` holds `u`).
     /// `O(m log d)` time, `8 n` bytes.
     pub fn applies(graph: &Graph) -> bool {
-        (0..graph.num_vertices() as VertexId).all(|v| graph.neighbors(v).windows(2).all(|p| p[0] < p[1]))
-            && ordo_graph::stats::is_symmetric(graph)
+        ordo_graph::stats::is_sorted_without_repeats(graph) && ordo_graph::stats::is_symmetric(graph)
     }
 }
 

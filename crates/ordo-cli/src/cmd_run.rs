@@ -87,7 +87,7 @@ pub(crate) fn run(args: RunArgs, threads: usize) -> anyhow::Result<()> {
         if input.graph.is_none() && input.gen.is_none() {
             input.gen = Some(DEFAULT_GEN.to_string());
         }
-        let load = input.for_weights(info.name, info.reads_weights);
+        let load = input.for_app(info.name, info.reads_weights, info.reads_coords);
         Arc::new(crate::input::load_input_with(&load, threads, info.working_memory(args.verify))?)
     } else {
         anyhow::ensure!(

@@ -48,6 +48,9 @@ pub(crate) struct LoadArgs {
     /// from the content, then the extension.
     #[arg(long, value_name = "FORMAT")]
     pub(crate) format: Option<Format>,
+    /// Leave the coordinates out (set for applications that read none).
+    #[arg(skip)]
+    pub(crate) drop_coords: bool,
 }
 
 impl LoadArgs {
@@ -58,6 +61,7 @@ impl LoadArgs {
             format: self.format,
             weights: self.weights,
             coords: self.coords.clone(),
+            drop_coords: self.drop_coords,
             remap_ids: self.remap,
             one_based: None,
             symmetrize: self.symmetrize,
@@ -86,13 +90,21 @@ pub(crate) struct InputArgs {
 }
 
 impl InputArgs {
-    /// These arguments for an application that reads no edge weights when
-    /// `reads_weights` is false: the graph is then loaded or generated
-    /// without them (`--weights none`), and a `--weights` rule the user gave
-    /// is said to be ignored. The name reports give the input
-    /// ([`InputArgs::describe`]) is that of the arguments as given.
-    pub(crate) fn for_weights(&self, app: &str, reads_weights: bool) -> InputArgs {
+    /// These arguments for applications `app` that read edge weights only
+    /// when `reads_weights` and coordinates only when `reads_coords`: what
+    /// they do not read is left out of the load (`--weights none`; no
+    /// coordinates mapped, read or generated kept), and a `--weights` rule or
+    /// `--coords` file the user gave is said to be ignored. The name reports
+    /// give the input ([`InputArgs::describe`]) is that of the arguments as
+    /// given.
+    pub(crate) fn for_app(&self, app: &str, reads_weights: bool, reads_coords: bool) -> InputArgs {
         let mut args = self.clone();
+        if !reads_coords {
+            if let Some(file) = &self.load.coords {
+                console::note!("{app} reads no coordinates: --coords {} is not read", file.display());
+            }
+            args.load.drop_coords = true;
+        }
         if !reads_weights {
             if !matches!(self.load.weights, WeightSpec::Keep | WeightSpec::Drop) {
                 console::note!("{app} reads no edge weights: --weights {} is not applied", self.load.weights);

@@ -617,7 +617,7 @@ pub fn load(path: &Path) -> Result<Graph> {
 
 /// Loads a `.ordo` file zero-copy through `mmap` with the chosen checks.
 pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
-    load_mapped(path, check, true)
+    load_mapped(path, check, Parts::ALL)
 }
 
 /// [`load`] without the edge weights, for applications that read none: the
@@ -625,11 +625,34 @@ pub fn load_with(path: &Path, check: LoadCheck) -> Result<Graph> {
 /// it from the file, not through the map), so it never counts in the
 /// process's resident memory. The other arrays and checks are as [`load`]'s.
 pub fn load_without_weights(path: &Path) -> Result<Graph> {
-    load_mapped(path, LoadCheck::Full, false)
+    load_mapped(path, LoadCheck::Full, Parts { weights: false, coords: true })
 }
 
-/// [`load_with`], the weights kept only when `weighted`.
-fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
+/// The optional arrays of a `.ordo` file that a load keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// The edge weights, when the file has them.
+    pub weights: bool,
+    /// The vertex coordinates, when the file has them.
+    pub coords: bool,
+}
+
+impl Parts {
+    /// Every array the file has.
+    pub const ALL: Parts = Parts { weights: true, coords: true };
+}
+
+/// [`load`] keeping only the optional arrays in `parts`: those left out are
+/// neither faulted in nor kept (the payload checksum reads them from the
+/// file, not through the map), so they never count in the process's
+/// resident memory. The checks are [`load`]'s, except that coordinates left
+/// out are not checked to be finite (the checksum still covers them).
+pub fn load_parts(path: &Path, parts: Parts) -> Result<Graph> {
+    load_mapped(path, LoadCheck::Full, parts)
+}
+
+/// [`load_with`], keeping only the optional arrays in `parts`.
+fn load_mapped(path: &Path, check: LoadCheck, parts: Parts) -> Result<Graph> {
     let (file, len) = open_input(path, "an .ordo graph file")?;
     if len == 0 {
         return Err(GraphError::binary(path, 0, "empty file: expected a 64-byte .ordo header"));
@@ -640,18 +663,27 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
     if cfg!(target_endian = "big") {
         let bytes = std::fs::read(path).map_err(|e| GraphError::io(path, e))?;
         let mut graph = from_bytes_checked(path, &bytes, check)?;
-        if !weighted {
+        if !parts.weights {
             graph.clear_weights();
+        }
+        if !parts.coords {
+            graph.clear_coords();
         }
         return Ok(graph);
     }
-    // The weights' byte range, when they are to be left out: read from the
-    // header alone, before the map is populated.
-    let skip = if weighted {
+    // The byte range of the arrays left out, read from the header alone,
+    // before the map is populated. The optional arrays end the file in the
+    // order weights, x, y, so what is left out is one range to the end.
+    let skip = if parts == Parts::ALL {
         None
     } else {
-        let (header, layout) = read_header_of(path, &file)?;
-        layout.weights.map(|at| at..at + header.m as usize * header.weight_width() as usize)
+        let (_, layout) = read_header_of(path, &file)?;
+        let weights = layout.weights.filter(|_| !parts.weights).map(|w| w..layout.x.unwrap_or(layout.end));
+        let coords = layout.x.filter(|_| !parts.coords).map(|x| x..layout.end);
+        match (weights, coords) {
+            (Some(w), Some(c)) => Some(w.start..c.end),
+            (w, c) => w.or(c),
+        }
     };
     // SAFETY: the map is read-only. Mapping a file is sound as long as the
     // file is not truncated or written to while mapped; the module docs state
@@ -666,7 +698,7 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
     let targets = Buf::<u32>::mapped(Arc::clone(&map), layout.targets, m).ok_or_else(misaligned)?;
     let unmapped = skip.map(|range| (&file, range));
     verify(path, &map, &header, &layout, check, (&offsets, &targets), unmapped)?;
-    let weights = match layout.weights.filter(|_| weighted) {
+    let weights = match layout.weights.filter(|_| parts.weights) {
         Some(at) if header.real_weights => {
             Some(EdgeWeights::Real(Buf::<f64>::mapped(Arc::clone(&map), at, m).ok_or_else(misaligned)?))
         }
@@ -675,7 +707,7 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
         }
         None => None,
     };
-    let coords = match (header.coords, layout.x, layout.y) {
+    let coords = match (header.coords.filter(|_| parts.coords), layout.x, layout.y) {
         (Some(system), Some(xa), Some(ya)) => {
             let x = Buf::<f64>::mapped(Arc::clone(&map), xa, n).ok_or_else(misaligned)?;
             let y = Buf::<f64>::mapped(Arc::clone(&map), ya, n).ok_or_else(misaligned)?;
@@ -690,7 +722,7 @@ fn load_mapped(path: &Path, check: LoadCheck, weighted: bool) -> Result<Graph> {
 }
 
 /// Maps `file` read-only and faults the whole map in, but for the byte range
-/// `skip` (the weights of a load without them; the pages it shares with its
+/// `skip` (the arrays a load leaves out; the pages it shares with its
 /// neighbours are faulted in with them). On Linux the map is first advised
 /// for huge pages ([`crate::huge_pages::advise_before_reading`]: a file read
 /// now, on its first load or after the page cache dropped it, comes in 2 MiB

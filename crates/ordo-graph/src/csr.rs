@@ -441,6 +441,11 @@ impl Graph {
         self.weights = None;
     }
 
+    /// Drops the coordinates.
+    pub fn clear_coords(&mut self) {
+        self.coords = None;
+    }
+
     /// Replaces the coordinates (one per vertex).
     pub fn set_coords(&mut self, coords: Option<Coordinates>) -> Result<()> {
         if let Some(c) = &coords {

@@ -84,6 +84,11 @@ impl WeightSpec {
     pub fn reads_existing(&self) -> bool {
         matches!(self, WeightSpec::Keep | WeightSpec::Scale { .. })
     }
+
+    /// Whether the rule reads the input's coordinates: the Euclidean ones.
+    pub fn reads_coords(&self) -> bool {
+        matches!(self, WeightSpec::Euclidean | WeightSpec::EuclideanCeil)
+    }
 }
 
 impl WeightSpec {

@@ -296,3 +296,32 @@ fn loading_without_weights_gives_the_same_structure_in_every_format() {
         }
     }
 }
+
+#[test]
+fn dropping_coordinates_reads_none_yet_lets_a_euclidean_rule_use_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let gr = write(dir.path(), "t.gr", TRIANGLE_GR);
+    write(dir.path(), "t.co", TRIANGLE_CO);
+    let with = load(&gr, &LoadOptions::default()).unwrap();
+    let bin = dir.path().join("t.ordo");
+    ordo_graph::binary::write(&with, &bin).unwrap();
+    // A coordinate file that would fail to parse is not even read.
+    let bad = write(dir.path(), "bad.xyz", b"0 0\n");
+    for path in [&gr, &bin] {
+        let drop = LoadOptions { drop_coords: true, coords: Some(bad.clone()), ..Default::default() };
+        let g = load(path, &LoadOptions { coords: None, ..drop.clone() }).unwrap();
+        assert!(g.coords().is_none(), "{}", path.display());
+        assert_eq!(edges(&g), edges(&with), "{}", path.display());
+        if path == &gr {
+            assert!(load(path, &drop).unwrap().coords().is_none());
+        }
+        let euclid =
+            |drop_coords| LoadOptions { drop_coords, weights: WeightSpec::Euclidean, ..Default::default() };
+        let g = load(path, &euclid(true)).unwrap();
+        assert!(g.coords().is_none(), "{}: dropped once weighted", path.display());
+        assert_eq!(edges(&g), edges(&load(path, &euclid(false)).unwrap()), "{}", path.display());
+    }
+    // A graph held in memory loses its own.
+    let g = LoadOptions { drop_coords: true, ..Default::default() }.apply(with).unwrap();
+    assert!(g.coords().is_none());
+}

@@ -209,6 +209,12 @@ pub trait Algorithm: Sized + Send + Sync + 'static {
     /// symmetrized one). The default is the safe answer for a new
     /// application.
     const READS_WEIGHTS: bool = true;
+    /// Whether it reads vertex coordinates (A*'s heuristic). One that does
+    /// not is given its graph without them: front ends leave a `.ordo`
+    /// file's coordinates unmapped and read no coordinate file, sixteen
+    /// bytes per vertex. The default is the common answer; an application
+    /// that reads them says so.
+    const READS_COORDS: bool = false;
     /// Whether it takes real (`f64`) edge weights. One that reads weights
     /// but not real ones refuses a real-weighted graph at preparation, with
     /// one line saying so, rather than running on it as if unweighted.
@@ -429,6 +435,8 @@ pub struct AppInfo {
     pub needs_graph: bool,
     /// [`Algorithm::READS_WEIGHTS`].
     pub reads_weights: bool,
+    /// [`Algorithm::READS_COORDS`].
+    pub reads_coords: bool,
     /// [`Algorithm::RUN_MEMORY`].
     pub run_memory: WorkingMemory,
     /// [`Algorithm::REFERENCE_MEMORY`].
@@ -473,6 +481,7 @@ impl AppInfo {
             out_format: A::OUT_FORMAT,
             needs_graph: A::NEEDS_GRAPH,
             reads_weights: A::READS_WEIGHTS,
+            reads_coords: A::READS_COORDS,
             run_memory: A::RUN_MEMORY,
             reference_memory: A::REFERENCE_MEMORY,
             strategy_flag: <A::Strategy as Strategy>::FLAG,

@@ -50,6 +50,7 @@ impl Algorithm for Astar {
                                  the path checked edge by edge.";
     const PARAMS: &'static [&'static ParamDef] = &[&SOURCE, &TARGET, &CLASSIFY, &OPERATOR];
     const CYCLES: bool = true;
+    const READS_COORDS: bool = true;
     const OUT_FORMAT: &'static str = "the path, one vertex per line from source to target, then \
                                       `length <distance>` (`length inf` and no vertex when unreachable)";
     type Strategy = SchedulerSpec;

@@ -338,13 +338,14 @@ impl<'p> Session<'p> {
                 break;
             }
             self.bar.set_message(format!("loading {}", input.name));
-            // Without weights when no application run on it reads them.
+            // Without weights (coordinates) when no application run on it reads them.
             let reads_weights = work.iter().any(|p| p.config.app.reads_weights);
+            let reads_coords = work.iter().any(|p| p.config.app.reads_coords);
             let graph = Arc::new(if input.none {
                 crate::input::empty_graph()
             } else {
                 let names: Vec<&str> = work.iter().map(|p| p.config.app.name).collect();
-                let args = input.args.for_weights(&names.join(", "), reads_weights);
+                let args = input.args.for_app(&names.join(", "), reads_weights, reads_coords);
                 crate::input::load_input(&args, gen_threads)
                     .with_context(|| format!("{}: input `{}`", self.plan.path.display(), input.name))?
             });

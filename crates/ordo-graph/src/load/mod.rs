@@ -44,6 +44,12 @@ pub struct LoadOptions {
     /// Coordinate file (`.co` or `.xyz`, told apart by content). Default: the
     /// sibling `.co` of a DIMACS graph or `.xyz` of a METIS graph, if present.
     pub coords: Option<PathBuf>,
+    /// Leave the coordinates out, for applications that read none: a
+    /// `.ordo` file's are neither faulted in nor kept, no coordinate file is
+    /// read, a graph held in memory loses its own. Wins over `coords`,
+    /// except that a weight rule that reads coordinates (`euclid`) still
+    /// has them, and they are dropped once it has run.
+    pub drop_coords: bool,
     /// Edge lists: map arbitrary ids to dense `0..n` in first-seen order.
     pub remap_ids: bool,
     /// Edge lists: whether ids start at 1. `None` detects: SNAP files, and
@@ -79,6 +85,7 @@ impl fmt::Debug for LoadOptions {
             .field("format", &self.format)
             .field("weights", &self.weights)
             .field("coords", &self.coords)
+            .field("drop_coords", &self.drop_coords)
             .field("remap_ids", &self.remap_ids)
             .field("one_based", &self.one_based)
             .field("symmetrize", &self.symmetrize)
@@ -106,14 +113,13 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Graph> {
         // header's sizes are known to fit.
         check_binary(path, bytes, 0, opts)?;
         drop(content);
-        let graph = if opts.weights == WeightSpec::Drop {
-            crate::binary::load_without_weights(path)?
-        } else {
-            crate::binary::load(path)?
-        };
+        let parts =
+            crate::binary::Parts { weights: opts.weights != WeightSpec::Drop, coords: opts.reads_coords() };
+        let graph = crate::binary::load_parts(path, parts)?;
         return finish_binary(path, graph, opts);
     }
     let coords_path = match &opts.coords {
+        _ if !opts.reads_coords() => None,
         Some(p) => Some(p.clone()),
         None => sibling_coords(path, format),
     };
@@ -131,15 +137,17 @@ pub fn load_bytes(name: &Path, bytes: &[u8], format: Format, opts: &LoadOptions)
     } else {
         FileBytes::Borrowed(bytes)
     };
-    parse_and_build(name, content, format, opts.coords.as_deref(), opts)
+    let coords = opts.coords.as_deref().filter(|_| opts.reads_coords());
+    parse_and_build(name, content, format, coords, opts)
 }
 
 impl LoadOptions {
     /// Applies the options that change a graph to one held in memory (from
     /// a generator or from arrays), in the order of a load: symmetrize
     /// (parallel edges merged, the least weight kept), weights, simplify,
-    /// then the copy into huge pages. Format, coordinates, id remapping and
-    /// progress concern reading a file and are not looked at.
+    /// then the copy into huge pages; the coordinates are dropped after the
+    /// weights when `drop_coords`. Format, a coordinate file, id remapping
+    /// and progress concern reading a file and are not looked at.
     pub fn apply(&self, graph: Graph) -> Result<Graph> {
         let mut graph = if self.symmetrize { dedup_edges_owned(symmetrize(&graph)) } else { graph };
         crate::weights::apply(&mut graph, &self.weights)?;
@@ -169,6 +177,12 @@ impl LoadOptions {
         }
     }
 
+    /// Whether the load reads the input's coordinates: unless they are
+    /// dropped, or when the weight rule needs them.
+    fn reads_coords(&self) -> bool {
+        !self.drop_coords || self.weights.reads_coords()
+    }
+
     /// What these options ask of memory, for [`memory::load_need`]: the
     /// steps that copy the graph and the caller's working memory (the
     /// input's residency and text-ness are the loader's to fill in).
@@ -184,12 +198,15 @@ impl LoadOptions {
         }
     }
 
-    /// The last steps of every load, after the weights: the graph without
-    /// self loops and parallel edges when `simplify` (weights that depend on
+    /// The last steps of every load, after the weights: the coordinates
+    /// dropped when `drop_coords`, the graph without self loops and parallel edges when `simplify` (weights that depend on
     /// the edge's two ends, as all [`WeightSpec`]s do, are the same whether
     /// or not the graph is simplified), then copied into huge pages when
     /// `huge_pages`.
-    fn finish(&self, graph: Graph) -> Result<Graph> {
+    fn finish(&self, mut graph: Graph) -> Result<Graph> {
+        if self.drop_coords {
+            graph.clear_coords();
+        }
         let graph = if self.simplify { crate::transform::simplify_owned(graph) } else { graph };
         if !self.huge_pages {
             return Ok(graph);

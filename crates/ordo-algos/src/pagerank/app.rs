@@ -22,7 +22,7 @@
 //!
 //! - Prepare: the in-edges once per input (`crate::access::in_edges`: the
 //!   graph itself when symmetric, else its transpose), and the pull kernel's
-//!   out-degree divisors.
+//!   out-degree divisors of a directed graph.
 //! - Metrics: `kernel` (`pull` or `residual`), `tolerance` as that kernel
 //!   reads it, `rank_sum`, `max_rank`, `error_bound` (the proven bound on
 //!   the L1 distance to the exact ranks); pull also `iterations`,
@@ -207,7 +207,8 @@ impl Algorithm for Pr {
     const READS_WEIGHTS: bool = false;
     const OUT_FORMAT: &'static str = OUT_FORMAT;
     /// The in-edges, the pull kernel's ranks, two contribution buffers and
-    /// divisors (the residual operator's ranks and residuals fit in that).
+    /// the divisors of a directed graph (the residual operator's ranks and
+    /// residuals fit in that).
     const RUN_MEMORY: WorkingMemory = WorkingMemory { per_vertex: 40, per_edge: 4 };
     /// Power iteration's two vectors, the sequential pull's two, the
     /// sequential residual run's two.

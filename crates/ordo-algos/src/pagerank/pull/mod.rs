@@ -16,7 +16,10 @@
 //! about `n`, and both kernels approach the same fixed point `x*` of
 //! `x = (1 - α)e + α·A·x`). The two loops are fused: the pass over `v`
 //! writes `v`'s contribution for the next iteration into a second buffer,
-//! so an iteration is one pass over the vertices and one join.
+//! so an iteration is one pass over the vertices and one join. The
+//! out-degrees are read from the in-edges' offsets (which the pass reads
+//! anyway) when every vertex has as many in- as out-edges (a symmetric
+//! graph); only a directed graph keeps an array of divisors.
 //!
 //! **Dangling vertices** (no out-edge) keep their rank to themselves, as in
 //! GAPBS and the residual operator: their mass leaks, and the ranks sum to
@@ -115,8 +118,10 @@ impl PullParams {
 pub struct PullInput {
     /// The in-edges: the out-edges of `v` here are the edges into `v`.
     pub in_edges: Arc<Graph>,
-    /// `max(outdeg(u), 1)` as `f64`.
-    pub divisor: Vec<f64>,
+    /// `max(outdeg(u), 1)` as `f64`, when some vertex's out-degree differs
+    /// from its in-degree; `None` when they are all equal, and the divisor is
+    /// then read from the in-edges' offsets.
+    divisor: Option<Vec<f64>>,
 }
 
 impl PullInput {
@@ -127,13 +132,27 @@ impl PullInput {
     /// [`PageRankError::TransposeMismatch`] when `in_edges` does not fit.
     pub fn new(graph: &Graph, in_edges: Arc<Graph>) -> Result<Self, PageRankError> {
         super::check_transpose(graph, &in_edges)?;
-        let divisor = graph.offsets().windows(2).map(|w| (w[1] - w[0]).max(1) as f64).collect();
+        let (out, ins) = (graph.offsets(), in_edges.offsets());
+        let balanced = out.windows(2).zip(ins.windows(2)).all(|(o, i)| o[1] - o[0] == i[1] - i[0]);
+        let divisor = (!balanced).then(|| out.windows(2).map(|w| (w[1] - w[0]).max(1) as f64).collect());
         Ok(PullInput { in_edges, divisor })
     }
 
     /// Vertices.
     pub fn num_vertices(&self) -> usize {
-        self.divisor.len()
+        self.in_edges.num_vertices()
+    }
+
+    /// `max(outdeg(u), 1)` as `f64`.
+    #[inline]
+    fn divisor(&self, u: usize) -> f64 {
+        match &self.divisor {
+            Some(d) => d[u],
+            None => {
+                let offsets = self.in_edges.offsets();
+                (offsets[u + 1] - offsets[u]).max(1) as f64
+            }
+        }
     }
 }
 
@@ -215,10 +234,10 @@ pub fn pull_pagerank(
     let PullParams { alpha, tolerance, max_iterations } = *params;
     let base = 1.0 - alpha;
     let (offsets, sources) = (input.in_edges.offsets(), input.in_edges.targets());
-    let divisor = &input.divisor[..];
+    let divisors = input.divisor.as_deref();
     let rank: Vec<AtomicU64> = pool.collect_indexed(n, |_| AtomicU64::new(1.0f64.to_bits()));
     let mut contrib: Vec<AtomicU64> =
-        pool.collect_indexed(n, |v| AtomicU64::new((1.0 / divisor[v]).to_bits()));
+        pool.collect_indexed(n, |v| AtomicU64::new((1.0 / input.divisor(v)).to_bits()));
     let mut next_contrib: Vec<AtomicU64> = pool.collect_indexed(n, |_| AtomicU64::new(0));
     let mut changes = Vec::new();
     while n > 0 && (changes.len() as u32) < max_iterations && !cancelled() {
@@ -229,14 +248,19 @@ pub fn pull_pagerank(
             |_| 0.0f64,
             |change, chunk| {
                 for v in chunk {
+                    let (start, end) = (offsets[v], offsets[v + 1]);
                     let mut sum = 0.0f64;
-                    for &u in &sources[offsets[v] as usize..offsets[v + 1] as usize] {
+                    for &u in &sources[start as usize..end as usize] {
                         sum += f64::from_bits(read[u as usize].load(Relaxed));
                     }
                     let new = base + alpha * sum;
                     *change += (new - f64::from_bits(rank[v].load(Relaxed))).abs();
                     rank[v].store(new.to_bits(), Relaxed);
-                    write[v].store((new / divisor[v]).to_bits(), Relaxed);
+                    let divisor = match divisors {
+                        Some(d) => d[v],
+                        None => (end - start).max(1) as f64,
+                    };
+                    write[v].store((new / divisor).to_bits(), Relaxed);
                 }
             },
         );
